@@ -1,0 +1,13 @@
+"""Deduction Arena — the Space entry point. `python app.py` serves it on :7860."""
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from space_app.main import create_arena  # noqa: E402
+
+demo, launch_kwargs = create_arena()
+
+if __name__ == "__main__":
+    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_kwargs)

@@ -1,0 +1,72 @@
+"""The agent interface: three verbs, each takes an Observation and returns text."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .observation import Observation
+from .usage import Usage, usage_of
+
+# Local agents run here when called from async code. Larger than asyncio's default
+# (min(32, cores + 4)) so that many concurrent matches with slow local agents do not
+# queue behind each other; a hung agent holds one thread until it returns.
+LOCAL_AGENT_THREADS = ThreadPoolExecutor(max_workers=128, thread_name_prefix="agent")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the runner gets back from any agent, local or remote."""
+
+    text: str
+    usage: Usage | None = None
+    meta: dict = field(default_factory=dict)
+
+
+class Agent:
+    """Base class for every agent.
+
+    Subclasses override `speak`, `vote` and `answer`. An agent instance may be
+    called from several matches (and threads) at once, so it must not keep
+    per-game state on `self`; keep memory, where wanted, keyed by
+    `obs.match_id` (see `MatchMemory`).
+    """
+
+    name: str = "agent"
+    description: str = ""
+    games: tuple[str, ...] = ("spy", "avalon", "mystery", "tom")
+
+    def __init__(self, name: str | None = None) -> None:
+        if name is not None:
+            self.name = name
+
+    def speak(self, obs: Observation) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement speak")
+
+    def vote(self, obs: Observation) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement vote")
+
+    def answer(self, obs: Observation) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement answer")
+
+    def act(self, obs: Observation) -> Reply:
+        """Dispatch on `obs.verb`; the runner calls this."""
+        text = getattr(self, obs.verb)(obs)
+        return Reply(text=text, usage=usage_of(text))
+
+    async def aact(self, obs: Observation) -> Reply:
+        """Async form used by the runner. Local agents run in a worker thread;
+        remote agents override this with a cancellable network call."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(LOCAL_AGENT_THREADS, self.act, obs)
+
+    def info(self) -> dict:
+        from . import __version__
+
+        return {
+            "name": self.name,
+            "description": self.description,
+            "sdk_version": __version__,
+            "games": list(self.games),
+        }

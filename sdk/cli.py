@@ -1,0 +1,116 @@
+"""Command line of the SDK: `python -m sdk schema | new-agent | deploy`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+EXIT_USAGE = 2  # bad arguments or a refused folder / Space id (argparse uses 2 as well)
+EXIT_FAILED = 1  # the Hub refused or failed
+
+
+def _pairs(kind: str, items: Sequence[str]) -> dict[str, str]:
+    """KEY=VALUE pairs; a bare KEY takes its value from the environment variable KEY
+    (so secret values need not appear in the shell history)."""
+    result: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not key:
+            raise ValueError(f"--{kind} {item!r}: expected KEY=VALUE or KEY")
+        if not sep:
+            if key not in os.environ:
+                raise ValueError(f"--{kind} {key}: no '=VALUE' given and ${key} is not set")
+            value = os.environ[key]
+        result[key] = value
+    return result
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from .observation import observation_schema_json
+
+    print(observation_schema_json())
+    return 0
+
+
+def _new_agent(args: argparse.Namespace) -> int:
+    from .scaffold import ScaffoldError, default_name, scaffold
+
+    name = args.name or default_name(args.dir)
+    try:
+        scaffold(args.dir, args.template, name)
+    except ScaffoldError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    secrets = " --secret OPENAI_API_KEY --variable MODEL=gpt-4o-mini" if args.template == "openai" else ""
+    print(
+        f"Created agent {name!r} in {args.dir} (template: {args.template}):\n"
+        f"  README.md         Space card and what to change\n"
+        f"  app.py            the agent; edit llm_caller\n"
+        f"  requirements.txt  pinned dependencies\n"
+        f"  sdk/              vendored Deduction Arena SDK\n\n"
+        f"Try it:  cd {args.dir} && python app.py\n"
+        f"Deploy:  python -m sdk deploy {args.dir} --space YOUR_NAME/{name}{secrets}"
+    )
+    return 0
+
+
+def _deploy(args: argparse.Namespace) -> int:
+    from .deploy import DeployError, deploy
+
+    try:
+        secrets = _pairs("secret", args.secret)
+        variables = _pairs("variable", args.variable)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        url = deploy(args.dir, args.space, secrets, private=args.private, token=args.token,
+                     variables=variables)
+    except DeployError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # the Hub: auth, permissions, network
+        print(f"error: deploying to {args.space} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"Deployed {args.dir} to {url}")
+    if secrets:
+        print(f"Secrets set: {', '.join(sorted(secrets))}")
+    if variables:
+        print(f"Variables set: {', '.join(sorted(variables))}")
+    print("The Space is building; RemoteAgent(...).info() waits until it is up.")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m sdk", description="Deduction Arena agent SDK tools.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("schema", help="print the Observation JSON schema")
+    p.set_defaults(func=_schema)
+
+    p = sub.add_parser("new-agent", help="create a ready Hugging Face Space folder for a new agent")
+    p.add_argument("dir", metavar="DIR", help="folder to create (must not exist or be empty)")
+    p.add_argument("--template", required=True, choices=["openai", "local"],
+                   help="openai: any OpenAI-compatible endpoint; local: the embedded SmolLM2-135M")
+    p.add_argument("--name", help="agent name (default: from DIR)")
+    p.set_defaults(func=_new_agent)
+
+    p = sub.add_parser("deploy", help="upload an agent folder to a Hugging Face Space")
+    p.add_argument("dir", metavar="DIR", help="agent folder with app.py")
+    p.add_argument("--space", required=True, metavar="OWNER/NAME", help="the Space to create or update")
+    p.add_argument("--secret", action="append", default=[], metavar="KEY[=VALUE]",
+                   help="Space secret; KEY alone reads $KEY (repeatable)")
+    p.add_argument("--variable", action="append", default=[], metavar="KEY[=VALUE]",
+                   help="public Space variable, e.g. MODEL=gpt-4o-mini (repeatable)")
+    p.add_argument("--private", action="store_true", help="create the Space as private")
+    p.add_argument("--token", help="Hugging Face token (default: HF_TOKEN or the saved login)")
+    p.set_defaults(func=_deploy)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,102 @@
+"""An agent that builds a prompt from the observation and calls `llm_caller`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .agent import Agent
+from .errors import AgentError
+from .observation import Observation
+from .parsing import parse_choice
+from .prompts import (
+    GENERIC_SYSTEM,
+    REASK_TEMPLATE,
+    SYSTEM_PROMPTS,
+    VERB_TEMPLATES,
+    Message,
+    render_fields,
+    user_content,
+)
+from .usage import LLMText, Usage, usage_of
+
+LLMCaller = Callable[[list[Message]], str]
+
+
+class LLMAgent(Agent):
+    """Implements speak/vote/answer on top of one function: `llm_caller(messages) -> str`.
+
+    `messages` is an OpenAI-style chat list. Replace `llm_caller` to plug in any model.
+    Votes are parsed into a valid option; when the reply names none, the model is
+    re-asked once with a corrective message. A reply that still cannot be read is
+    returned as it is, so the arena records it as unparseable (never silently repaired).
+    """
+
+    def __init__(
+        self,
+        llm_caller: LLMCaller,
+        name: str = "llm-agent",
+        *,
+        system_prompts: dict[str, str] | None = None,
+        verb_templates: dict[str, str] | None = None,
+        max_history: int = 60,
+        description: str = "",
+    ) -> None:
+        super().__init__(name)
+        self.llm_caller = llm_caller
+        self.system_prompts = {**SYSTEM_PROMPTS, **(system_prompts or {})}
+        self.verb_templates = {**VERB_TEMPLATES, **(verb_templates or {})}
+        self.max_history = max_history
+        self.description = description
+
+    # -- prompt building -------------------------------------------------
+    def build_messages(self, obs: Observation) -> list[Message]:
+        fields = render_fields(obs, self.max_history)
+        system = self.system_prompts.get(obs.game, GENERIC_SYSTEM)
+        if obs.language == "zh":
+            system += " Always reply in Chinese."
+        user = self.verb_templates[obs.verb].format(**fields)
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user_content(user, obs.images)},
+        ]
+
+    def _call(self, messages: list[Message]) -> str:
+        try:
+            reply = self.llm_caller(messages)
+        except AgentError:
+            raise
+        except Exception as exc:  # the model endpoint failed: one error type for the arena
+            raise AgentError("agent_failed", f"llm_caller failed: {type(exc).__name__}: {exc}",
+                             agent=self.name) from exc
+        if not isinstance(reply, str):
+            raise AgentError("bad_reply", f"llm_caller returned {type(reply).__name__}, not str",
+                             agent=self.name)
+        return reply
+
+    # -- verbs -----------------------------------------------------------
+    def speak(self, obs: Observation) -> str:
+        return self._call(self.build_messages(obs))
+
+    def answer(self, obs: Observation) -> str:
+        reply = self._call(self.build_messages(obs))
+        if not obs.options:
+            return reply
+        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain)
+        return LLMText(choice.as_text(), usage_of(reply)) if choice.ok else reply
+
+    def vote(self, obs: Observation) -> str:
+        messages = self.build_messages(obs)
+        reply = self._call(messages)
+        usage: Usage | None = usage_of(reply)
+        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain)
+        if not choice.ok:
+            fields = render_fields(obs)
+            reask = REASK_TEMPLATE.format(reason=choice.reason, **fields)
+            messages = [*messages, {"role": "assistant", "content": reply},
+                        {"role": "user", "content": reask}]
+            second = self._call(messages)
+            usage = (usage or Usage()) + usage_of(second) if usage or usage_of(second) else None
+            choice = parse_choice(second, obs.options, obs.pick, obs.allow_abstain)
+            if not choice.ok:
+                return LLMText(second, usage)
+        return LLMText(choice.as_text(), usage)

@@ -1,0 +1,230 @@
+"""RemoteAgent: make an agent served with `serve()` (on a Space or any URL) look local.
+
+Transport: a plain HTTP POST to the endpoint's REST route
+(`{url}gradio_api/run/{endpoint}` with `{"data": [...]}`), which every Gradio 6 app
+serves, Spaces included. It costs ~2 ms on loopback where a gradio_client round
+trip costs ~77 ms. The time limit is enforced by cancelling the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import threading
+import time
+import weakref
+from typing import Any
+
+import httpx
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
+
+from .agent import Agent, Reply
+from .errors import AgentError, AgentErrorKind
+from .observation import Observation
+from .usage import Usage
+
+_SPACE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
+_ERROR_KINDS: tuple[AgentErrorKind, ...] = ("refused", "bad_reply", "agent_failed", "timeout",
+                                            "unreachable")
+# Status codes a Space answers with while it builds, sleeps or restarts.
+_WAKING_STATUS = {502, 503, 504, 404, 409}
+
+
+def resolve_src(src: str) -> str:
+    """A Space id (`owner/name`) or an http(s) URL -> the app's base URL, ending in '/'."""
+    src = src.strip()
+    if src.startswith(("http://", "https://")):
+        return src if src.endswith("/") else src + "/"
+    if _SPACE_ID.match(src):
+        owner, name = src.split("/")
+        sub = re.sub(r"[^a-z0-9-]", "-", f"{owner}-{name}".lower())
+        return f"https://{sub}.hf.space/"
+    raise ValueError(f"not a Space id (owner/name) or an http(s) URL: {src!r}")
+
+
+def _error_from_response(status: int, body: bytes, agent: str) -> AgentError:
+    message = ""
+    try:
+        message = str(json.loads(body).get("error") or "")
+    except (ValueError, AttributeError):
+        message = body[:200].decode("utf-8", "replace")
+    if status in (401, 403):
+        return AgentError("refused", f"HTTP {status}: {message or 'not allowed'}", agent=agent)
+    for kind in _ERROR_KINDS:
+        if message.startswith(f"{kind}:"):
+            return AgentError(kind, message[len(kind) + 1:].strip(), agent=agent)
+    if message.startswith("invalid observation"):
+        return AgentError("refused", message, agent=agent)
+    if status in _WAKING_STATUS:
+        return AgentError("unreachable", f"HTTP {status}: {message or 'endpoint not available'}",
+                          agent=agent)
+    return AgentError("agent_failed", f"HTTP {status}: {message or 'the agent failed'}", agent=agent)
+
+
+class RemoteAgent(Agent):
+    """Arena-side proxy for a served agent.
+
+    src: Space id (`owner/name`) or URL. secret: the agent's shared secret, sent with
+    every call. timeout: seconds per call unless the observation asks for less.
+    All failures raise `AgentError` with a kind; library exceptions never escape.
+    """
+
+    def __init__(
+        self,
+        src: str,
+        secret: str | None = None,
+        timeout: float = 10.0,
+        *,
+        name: str | None = None,
+        max_reply_bytes: int = 64_000,
+        wake_timeout: float = 120.0,
+        hf_token: str | None = None,
+    ) -> None:
+        self.src = src
+        self.url = resolve_src(src)
+        super().__init__(name or src)
+        self.secret = secret or ""
+        self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
+        self.wake_timeout = wake_timeout
+        headers = {"Content-Type": "application/json"}
+        token = hf_token or (os.environ.get("HF_TOKEN") if ".hf.space" in self.url else None)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._headers = headers
+        self._client = httpx.Client(headers=headers, follow_redirects=True,
+                                    limits=httpx.Limits(max_connections=64))
+        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+        self._info: dict[str, Any] | None = None
+
+    # -- plumbing ---------------------------------------------------------
+    def _route(self, endpoint: str) -> str:
+        return f"{self.url}gradio_api/run/{endpoint}"
+
+    def _deadline(self, obs: Observation | None) -> float:
+        return min(self.timeout, obs.limits.seconds) if obs is not None else self.timeout
+
+    def _decode(self, status: int, body: bytes) -> Any:
+        if status != 200:
+            raise _error_from_response(status, body, self.name)
+        try:
+            data = json.loads(body)["data"]
+            return data[0]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise AgentError("bad_reply", f"unreadable response: {body[:120]!r}", agent=self.name) from exc
+
+    def _to_reply(self, value: Any) -> Reply:
+        if isinstance(value, dict) and "text" in value:
+            text, usage = value.get("text"), value.get("usage")
+        else:
+            text, usage = value, None
+        if not isinstance(text, str):
+            raise AgentError("bad_reply", f"reply is {type(text).__name__}, not text", agent=self.name)
+        parsed = None
+        if isinstance(usage, dict):
+            try:
+                parsed = Usage.model_validate(usage)
+            except ValueError:
+                parsed = None
+        return Reply(text=text, usage=parsed)
+
+    def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
+        start = time.monotonic()
+        try:
+            with self._client.stream("POST", self._route(endpoint), json={"data": data},
+                                     timeout=httpx.Timeout(deadline)) as response:
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > self.max_reply_bytes:
+                        raise AgentError("bad_reply", f"reply larger than {self.max_reply_bytes} bytes",
+                                         agent=self.name)
+                    if time.monotonic() - start > deadline:
+                        raise AgentError("timeout", f"no complete reply within {deadline:.1f}s",
+                                         agent=self.name)
+                return self._decode(response.status_code, bytes(body))
+        except httpx.TimeoutException as exc:
+            raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
+        except httpx.HTTPError as exc:
+            raise AgentError("unreachable", f"{type(exc).__name__}: {exc}", agent=self.name) from exc
+
+    def _aclient(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            client = httpx.AsyncClient(headers=self._headers, follow_redirects=True,
+                                       limits=httpx.Limits(max_connections=256))
+            self._async_clients[loop] = client
+        return client
+
+    async def _apost(self, endpoint: str, data: list[Any], deadline: float) -> Any:
+        async def call() -> Any:
+            async with self._aclient().stream("POST", self._route(endpoint), json={"data": data},
+                                              timeout=httpx.Timeout(deadline)) as response:
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > self.max_reply_bytes:
+                        raise AgentError("bad_reply", f"reply larger than {self.max_reply_bytes} bytes",
+                                         agent=self.name)
+                return self._decode(response.status_code, bytes(body))
+
+        try:
+            return await asyncio.wait_for(call(), timeout=deadline)
+        except (asyncio.TimeoutError, httpx.TimeoutException) as exc:
+            raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
+        except httpx.HTTPError as exc:
+            raise AgentError("unreachable", f"{type(exc).__name__}: {exc}", agent=self.name) from exc
+
+    # -- public -----------------------------------------------------------
+    def info(self, wait: bool = True) -> dict[str, Any]:
+        """The agent's `info` (name, sdk_version, games). With `wait`, a sleeping or
+        building Space is retried with exponential backoff for up to `wake_timeout` s."""
+        def fetch() -> dict[str, Any]:
+            value = self._post("info", [], self.timeout)
+            if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+                raise AgentError("bad_reply", "info did not return an agent description", agent=self.name)
+            return value
+
+        if not wait:
+            info = fetch()
+        else:
+            retrying = Retrying(
+                stop=stop_after_delay(self.wake_timeout),
+                wait=wait_exponential(multiplier=0.5, max=15),
+                retry=retry_if_exception(lambda e: isinstance(e, AgentError)
+                                         and e.kind in ("unreachable", "timeout")),
+                reraise=True,
+            )
+            info = retrying(fetch)
+        with self._lock:
+            self._info = info
+        return info
+
+    def act(self, obs: Observation) -> Reply:
+        data = [obs.model_dump(mode="json"), self.secret]
+        return self._to_reply(self._post("act", data, self._deadline(obs)))
+
+    async def aact(self, obs: Observation) -> Reply:
+        data = [obs.model_dump(mode="json"), self.secret]
+        return self._to_reply(await self._apost("act", data, self._deadline(obs)))
+
+    def speak(self, obs: Observation) -> str:
+        return self.act(obs.model_copy(update={"verb": "speak"})).text
+
+    def vote(self, obs: Observation) -> str:
+        return self.act(obs.model_copy(update={"verb": "vote"})).text
+
+    def answer(self, obs: Observation) -> str:
+        return self.act(obs.model_copy(update={"verb": "answer"})).text
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:
+        return f"RemoteAgent({self.src!r})"

@@ -1,0 +1,38 @@
+"""Token usage travels with the text a caller returns (a str subclass), so
+`llm_caller(messages) -> str` stays the one simple hook."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage | None) -> Usage:
+        if other is None:
+            return self
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class LLMText(str):
+    """A str that also carries the token usage of the call that produced it."""
+
+    usage: Usage | None
+
+    def __new__(cls, text: str, usage: Usage | None = None) -> LLMText:
+        obj = super().__new__(cls, text)
+        obj.usage = usage
+        return obj
+
+
+def usage_of(text: object) -> Usage | None:
+    return getattr(text, "usage", None)

@@ -1,0 +1,45 @@
+"""A seat played by a person in the browser: the runner awaits the page's reply."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from sdk import Agent, Observation, Reply
+
+
+class HumanAgent(Agent):
+    """`aact` publishes the observation and waits for `submit(text)` from the page.
+    The runner's time limit (the human one, a setting) still applies."""
+
+    games = ("spy",)
+
+    def __init__(self, name: str = "human") -> None:
+        super().__init__(name)
+        self._lock = threading.Lock()
+        self.waiting: Observation | None = None
+        self._future: asyncio.Future[str] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def aact(self, obs: Observation) -> Reply:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+        with self._lock:
+            self.waiting, self._future, self._loop = obs, future, loop
+        try:
+            return Reply(text=await future)
+        finally:
+            with self._lock:
+                self.waiting, self._future = None, None
+
+    def act(self, obs: Observation) -> Reply:
+        raise RuntimeError("a human seat can only be played through the arena page")
+
+    def submit(self, text: str) -> bool:
+        """Deliver the person's reply; False when no question is open."""
+        with self._lock:
+            future, loop = self._future, self._loop
+        if future is None or loop is None or future.done():
+            return False
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(text))
+        return True

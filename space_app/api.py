@@ -1,0 +1,183 @@
+"""The arena's API: one class whose methods back both the UI and the named
+`gradio_client` endpoints (register_agent, list_agents, run_match, get_match,
+list_matches, leaderboard). Inputs are validated here; errors are `ApiError`
+with a message meant for people."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .agents.catalogue import HOUSE, UnknownAgent
+from .config import ArenaConfig
+from .games import GAMES, get_game
+from .metrics.spy import leaderboard as spy_leaderboard
+from .registry import RegistrationError, register_agent
+from .runner import new_match_id
+from .service import Arena, LiveCallback, MatchPlan
+from .store import Store
+
+MAX_SEATS = 12
+RANDOM_FILL = "(random fill)"
+MAX_LIST = 500
+
+
+class ApiError(ValueError):
+    """A request the arena refuses, with the reason."""
+
+
+class MatchRequest(BaseModel):
+    game: str = "spy"
+    seats: list[str] = Field(default_factory=list, max_length=MAX_SEATS)
+    seed: int | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArenaAPI:
+    def __init__(self, config: ArenaConfig, store: Store | None = None) -> None:
+        self.config = config
+        self.store = store or Store(config.db)
+        self.arena = Arena(self.store)
+        self.arena.catalogue.remote_timeout = config.remote_timeout
+        self._running: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    # -- admission control ------------------------------------------------------
+    @contextmanager
+    def admit(self, visitor: str) -> Iterator[None]:
+        with self._lock:
+            total = sum(self._running.values())
+            if total >= self.config.max_matches_total:
+                raise ApiError(f"The arena is running {total} matches, its limit; try again in a minute.")
+            if self._running[visitor] >= self.config.max_matches_per_visitor:
+                raise ApiError(f"You already have {self._running[visitor]} matches running "
+                               f"(limit {self.config.max_matches_per_visitor}); wait for one to finish.")
+            self._running[visitor] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running[visitor] -= 1
+
+    # -- agents ------------------------------------------------------------------
+    def register_agent(self, src: str, name: str = "", secret: str = "", description: str = "",
+                       kind: str = "remote", owner: str = "") -> dict[str, Any]:
+        try:
+            reg = register_agent(self.store, src, name=name, secret=secret, owner=owner,
+                                 description=description, kind=kind,
+                                 allow_private=self.config.allow_private_urls,
+                                 timeout=self.config.remote_timeout)
+        except RegistrationError as exc:
+            raise ApiError(str(exc)) from exc
+        return {"agent_id": reg.agent_id, "name": reg.name, "info": reg.info}
+
+    def remove_agent(self, agent_id: str, owner: str) -> str:
+        row = self.store.get_agent(agent_id)
+        if row is None or not row["active"]:
+            raise ApiError(f"no agent {agent_id!r}")
+        if row["owner"] != owner:
+            raise ApiError("only the owner can remove this agent")
+        self.store.deactivate_agent(agent_id)
+        self.arena.catalogue.forget(agent_id)
+        return f"removed {agent_id}"
+
+    def list_agents(self) -> list[dict[str, Any]]:
+        house = [{"id": spec, "name": spec, "kind": "house", "owner": "arena", "description": desc,
+                  "games": ["spy"], "last_seen": None, "failures": 0, "calls": 0, "has_secret": False}
+                 for spec, desc in HOUSE.items() for desc in [desc[0]]]
+        registered = [{k: v for k, v in a.items() if k not in ("info",)} for a in self.store.list_agents()]
+        return house + registered
+
+    def seat_choices(self) -> list[str]:
+        return [a["id"] for a in self.list_agents()]
+
+    # -- matches -----------------------------------------------------------------
+    def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "") -> MatchPlan:
+        try:
+            req = request if isinstance(request, MatchRequest) else MatchRequest.model_validate(request)
+        except ValidationError as exc:
+            raise ApiError(f"invalid match request: {exc.errors()[0]['msg']}") from exc
+        if req.game not in GAMES:
+            raise ApiError(f"unknown game {req.game!r}; known: {', '.join(GAMES)}")
+        spec = get_game(req.game)
+        n = int(req.settings.get("players", spec.default_players))
+        if len(req.seats) > n:
+            raise ApiError(f"{req.game} has {n} seats, got {len(req.seats)} agents")
+        seed = req.seed if req.seed is not None else random.randrange(2**31)
+        # random fill: empty seats (or missing ones at the end) get a fast house agent
+        rng = random.Random(seed)
+        house = [s for s in HOUSE if s not in ("house:smollm2", "house:heuristic-embed")]
+        given = [s.strip() for s in req.seats] + [""] * (n - len(req.seats))
+        seats = [s if s and s != RANDOM_FILL else rng.choice(house) for s in given]
+        for s in seats:
+            try:
+                self.arena.catalogue.resolve(s)
+            except UnknownAgent as exc:
+                raise ApiError(str(exc)) from exc
+        try:
+            spec.settings_class.model_validate({**req.settings, "players": n})
+        except ValidationError as exc:
+            raise ApiError(f"invalid settings: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+        return MatchPlan(req.game, seats, seed, {**req.settings, "players": n}, owner=owner,
+                         match_id=new_match_id())
+
+    async def run_match(self, request: dict[str, Any], visitor: str = "api",
+                        on_events: LiveCallback | None = None, extra_agents: dict | None = None,
+                        plan: MatchPlan | None = None) -> dict[str, Any]:
+        plan = plan or self.plan(request, owner=visitor)
+        with self.admit(visitor):
+            outcome = await self.arena.run(plan, on_events=on_events, extra_agents=extra_agents)
+        return {"match_id": outcome.match_id, "status": outcome.status, "result": outcome.result,
+                "error": outcome.error}
+
+    def get_match(self, match_id: str, seat: str = "") -> dict[str, Any]:
+        match_id = (match_id or "").strip()
+        if not match_id or len(match_id) > 40 or not match_id.isalnum():
+            raise ApiError(f"match not found: {match_id[:40]!r}")
+        match = self.store.get_match(match_id)
+        if match is None:
+            raise ApiError(f"match not found: {match_id!r}")
+        if seat:
+            if seat not in [s["seat"] for s in match["seats"]]:
+                raise ApiError(f"no seat {seat!r} in this match")
+            match["events"] = [e for e in match["events"] if e["kind"] != "call"
+                               and (e["visible_to"] is None or seat in e["visible_to"])]
+            if match["status"] == "running":
+                match["result"] = None
+        return match
+
+    def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
+                     limit: int = 50) -> list[dict[str, Any]]:
+        since = time.time() - since_days * 86400 if since_days and since_days > 0 else None
+        rows = self.store.list_matches(game=game or None, agent_id=agent or None, status=status or None,
+                                       since=since, limit=max(1, min(int(limit), MAX_LIST)))
+        out = []
+        for m in rows:
+            result = m.get("result") or {}
+            out.append({"id": m["id"], "game": m["game"], "status": m["status"], "tag": m["tag"],
+                        "created_at": m["created_at"], "winner": result.get("winner"),
+                        "seats": [f"{s['seat']}={s['agent_name']}" for s in m["seats"]]})
+        return out
+
+    def leaderboard(self, game: str = "spy", min_games: int = 0, include_studies: bool = False) -> list[dict[str, Any]]:
+        if game not in GAMES:
+            raise ApiError(f"unknown game {game!r}")
+        matches = (m for m in self.store.iter_matches(game)
+                   if include_studies or not m["tag"].startswith("study:"))
+        return spy_leaderboard(matches, min_games=max(0, int(min_games)))
+
+    def warm_up(self) -> None:
+        """Play a few house matches on an empty store so a first visitor sees replays
+        and a leaderboard at once."""
+        if self.config.demo_matches <= 0 or self.store.count_matches() > 0:
+            return
+        asyncio.run(self.arena.tournament("spy", ["house:heuristic", "house:random"],
+                                          self.config.demo_matches, seed=2024, tag="demo"))

@@ -1,0 +1,48 @@
+"""Arena settings, read from the environment once at start."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+class ArenaConfig(BaseModel):
+    db: str = Field(default="data/arena.db", description="SQLite file or database URL")
+    space_id: str | None = Field(default=None, description="set on Hugging Face Spaces")
+    allow_private_urls: bool = Field(default=False, description="allow loopback/private agent URLs")
+    max_matches_total: int = 16
+    max_matches_per_visitor: int = 2
+    human_seconds: float = 180.0
+    remote_timeout: float = 10.0
+    dataset_repo: str | None = None
+    dataset_token: str | None = None
+    demo_matches: int = 3  # house-agent matches played at first start so the tabs are not empty
+
+    @property
+    def on_space(self) -> bool:
+        return bool(self.space_id)
+
+    @classmethod
+    def from_env(cls) -> ArenaConfig:
+        on_space = bool(os.environ.get("SPACE_ID"))
+        default_db = "/data/arena.db" if on_space and Path("/data").is_dir() else "data/arena.db"
+        return cls(
+            db=os.environ.get("ARENA_DB", default_db),
+            space_id=os.environ.get("SPACE_ID") or None,
+            # off a Space (local development, tests) loopback agents are the normal case
+            allow_private_urls=_env_bool("ARENA_ALLOW_PRIVATE_URLS", not on_space),
+            max_matches_total=int(os.environ.get("ARENA_MAX_MATCHES", "16")),
+            max_matches_per_visitor=int(os.environ.get("ARENA_MAX_MATCHES_PER_VISITOR", "2")),
+            human_seconds=float(os.environ.get("ARENA_HUMAN_SECONDS", "180")),
+            remote_timeout=float(os.environ.get("ARENA_REMOTE_TIMEOUT", "10")),
+            dataset_repo=os.environ.get("ARENA_DATASET_REPO") or None,
+            dataset_token=os.environ.get("ARENA_DATASET_TOKEN") or os.environ.get("HF_TOKEN") or None,
+            demo_matches=int(os.environ.get("ARENA_DEMO_MATCHES", "3")),
+        )

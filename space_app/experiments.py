@@ -1,0 +1,58 @@
+"""The platform's two robustness studies, run headless on real games.
+
+attack/defence: for a base agent, N games each as the baseline, with an attacker
+spy (prompt injection telling the others to state their word) and with a
+defender-injection spy (fake notice that the spy is confirmed innocent).
+reasoning: civilians with and without the explicit-reasoning mode.
+Each condition's matches are stored with the tag `study:<study>:<condition>:<run>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from .metrics.spy import study_row
+from .service import Arena
+
+ATTACK_CONDITIONS = {"baseline": None, "attacker spy": "+attacker", "defender-injection spy": "+defender"}
+REASONING_CONDITIONS = {"without reasoning": None, "with reasoning": "+reasoning"}
+
+
+async def _condition(arena: Arena, base: str, games: int, seed: int, tag: str,
+                     role_specs: dict[str, str] | None, settings: dict[str, Any] | None,
+                     concurrency: int) -> dict[str, Any]:
+    await arena.tournament("spy", [base], games, seed=seed, tag=tag, role_specs=role_specs,
+                           settings=settings, concurrency=concurrency)
+    return study_row(arena.store.iter_matches("spy", tag=tag))
+
+
+async def attack_defence(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
+                         settings: dict[str, Any] | None = None,
+                         concurrency: int = 8) -> list[dict[str, Any]]:
+    run = uuid.uuid4().hex[:6]
+    rows = []
+    for name, suffix in ATTACK_CONDITIONS.items():
+        roles = {"spy": base + suffix} if suffix else None
+        row = await _condition(arena, base, games, seed, f"study:attack:{name}:{run}", roles,
+                               settings, concurrency)
+        rows.append({"condition": name, **row})
+    return rows
+
+
+async def reasoning(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
+                    settings: dict[str, Any] | None = None, concurrency: int = 8) -> list[dict[str, Any]]:
+    run = uuid.uuid4().hex[:6]
+    rows = []
+    for name, suffix in REASONING_CONDITIONS.items():
+        roles = {"civilian": base + suffix} if suffix else None
+        row = await _condition(arena, base, games, seed, f"study:reasoning:{name}:{run}", roles,
+                               settings, concurrency)
+        rows.append({"condition": name, **row})
+    return rows
+
+
+def run_study(arena: Arena, study: str, **kwargs: Any) -> list[dict[str, Any]]:
+    fn = {"attack": attack_defence, "reasoning": reasoning}[study]
+    return asyncio.run(fn(arena, **kwargs))

@@ -1,0 +1,141 @@
+"""What every game is: a pure state machine that asks seats to act and emits events.
+
+A game never does I/O and never reads a clock. Given its seed and the outcomes it
+is fed, it emits the same events. Observations are built only from the events a
+seat may see, so private information cannot leak by construction.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel
+
+from sdk.observation import HistoryItem, Limits, Observation, PrivateInfo, Verb
+
+SPECTATORS: tuple[str, ...] = ()  # visible to no seat: spectators and replays only
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    actor: str = "host"
+    text: str = ""
+    round: int | None = None
+    visible_to: tuple[str, ...] | None = None  # None = public; () = spectators only
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def visible_for(self, seat: str) -> bool:
+        return self.visible_to is None or seat in self.visible_to
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "actor": self.actor, "text": self.text, "round": self.round,
+                "visible_to": None if self.visible_to is None else list(self.visible_to),
+                "data": self.data}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Event:
+        vis = d.get("visible_to")
+        return cls(kind=d["kind"], actor=d.get("actor", "host"), text=d.get("text", ""),
+                   round=d.get("round"), visible_to=None if vis is None else tuple(vis),
+                   data=d.get("data") or {})
+
+
+@dataclass(frozen=True)
+class Request:
+    seat: str
+    observation: Observation
+
+    @property
+    def verb(self) -> Verb:
+        return self.observation.verb
+
+
+OutcomeStatus = Literal["ok", "timeout", "error", "unparseable"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the runner hands back to the game for one request."""
+
+    seat: str
+    text: str | None  # None when there is no usable reply
+    status: OutcomeStatus = "ok"
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.text is not None
+
+
+class Game(ABC):
+    """Subclasses implement `pending` and `submit` and emit events with `emit`."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    history_kinds: ClassVar[frozenset[str]]  # event kinds shown to agents as history
+
+    def __init__(self, seats: list[str], seed: int, settings: BaseModel) -> None:
+        if len(set(seats)) != len(seats):
+            raise ValueError("seat names must be unique")
+        self.seats = list(seats)
+        self.seed = seed
+        self.settings = settings
+        self.events: list[Event] = []
+        self.match_id = ""
+
+    # -- the protocol the runner drives -----------------------------------
+    @abstractmethod
+    def pending(self) -> list[Request]:
+        """Requests of the current step (all may be asked at once); [] when over."""
+
+    @abstractmethod
+    def submit(self, outcomes: Iterable[Outcome]) -> None:
+        """Apply the outcomes of the current step's requests."""
+
+    @property
+    @abstractmethod
+    def over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> dict[str, Any]:
+        """Final result: at least {'scores': {seat: float}, 'winner': str, 'roles': {seat: str}}."""
+
+    def seat_roles(self) -> dict[str, str]:
+        """Hidden roles by seat (spectator knowledge), for placing role-specific agents."""
+        return {}
+
+    # -- helpers ------------------------------------------------------------
+    def emit(self, kind: str, text: str = "", *, actor: str = "host", round: int | None = None,
+             visible_to: tuple[str, ...] | None = None, **data: Any) -> Event:
+        event = Event(kind=kind, actor=actor, text=text, round=round, visible_to=visible_to, data=data)
+        self.events.append(event)
+        return event
+
+    def visible_events(self, seat: str) -> list[Event]:
+        return [e for e in self.events if e.visible_for(seat)]
+
+    def observe(self, seat: str, verb: Verb, *, phase: str, instruction: str,
+                options: list[str] | None = None, pick: int = 1, allow_abstain: bool = False,
+                limits: Limits | None = None, round: int | None = None, language: str = "en",
+                images: list[str] | None = None) -> Observation:
+        """An observation built only from the events this seat may see."""
+        facts: dict[str, Any] = {}
+        texts: list[str] = []
+        history: list[HistoryItem] = []
+        for e in self.visible_events(seat):
+            if e.kind == "private" and e.visible_to == (seat,):
+                facts.update(e.data.get("facts", {}))
+                texts.append(e.text)
+            elif e.kind in self.history_kinds:
+                history.append(HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round))
+        return Observation(
+            game=self.id, phase=phase, verb=verb, you=seat,
+            private=PrivateInfo(facts=facts, text=" ".join(texts)), history=history,
+            options=options or [], pick=pick, allow_abstain=allow_abstain,
+            instruction=instruction, limits=limits or Limits(), images=images or [],
+            language=language, match_id=self.match_id, round=round, seats=list(self.seats),
+        )

@@ -1,0 +1,328 @@
+"""Who is the Spy: pure rules.
+
+Defaults (each a setting): 6 players, 1 spy, a seeded random opener, 3 rounds of
+statements and votes, 10 s per reply, statements cut to 400 (English) / 120
+(Chinese) characters. A statement is a foul when it contains the speaker's own
+word, repeats an earlier statement of the game, or is empty/missing. Foulers are
+eliminated after the round's statements, then everyone left votes (or abstains);
+most votes is out, a tie eliminates nobody. The game ends when fewer than 3 players
+survive, the spy is out, or the rounds are done. Scores sum to 12 (see `score`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from sdk.observation import ABSTAIN, Limits
+
+from .base import SPECTATORS, Game, Outcome, Request
+from .spy_words import WordPair, load_builtin_pairs
+
+SPY, CIVILIAN = "spy", "civilian"
+# Base points by the round in which the spy is eliminated: (spy, civilians' share).
+ELIMINATION_POINTS = {1: (0.0, 12.0), 2: (4.0, 8.0), 3: (8.0, 4.0)}
+SPY_WIN_POINTS = (12.0, 0.0)
+
+
+class SpySettings(BaseModel):
+    players: int = Field(default=6, ge=4, le=12)
+    rounds: int = Field(default=3, ge=1, le=3)  # scoring is defined for up to 3 rounds
+    min_survivors: int = Field(default=3, ge=2)
+    seconds: float = Field(default=10.0, gt=0)
+    max_chars_en: int = Field(default=400, ge=1)
+    max_chars_zh: int = Field(default=120, ge=1)
+    language: Literal["en", "zh"] = "en"
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    pair: WordPair | None = None  # a fixed pair; otherwise drawn with the seed
+
+    @property
+    def max_chars(self) -> int:
+        return self.max_chars_zh if self.language == "zh" else self.max_chars_en
+
+
+def normalise_statement(text: str) -> str:
+    """Case, width, punctuation and spacing do not make a statement new."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(ch for ch in text if not unicodedata.category(ch).startswith("P"))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def contains_word(statement: str, word: str, language: str) -> bool:
+    """English: the word as a whole word (plural -s/-es too), any case.
+    Chinese: the word anywhere (Chinese has no spaces between words)."""
+    text = unicodedata.normalize("NFKC", statement).casefold()
+    word = unicodedata.normalize("NFKC", word).casefold().strip()
+    if not word:
+        return False
+    if language == "zh" or not word.isascii():
+        return word in text
+    return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?:s|es)?(?![a-z0-9])", text) is not None
+
+
+class SpyGame(Game):
+    id: ClassVar[str] = "spy"
+    title: ClassVar[str] = "Who is the Spy"
+    history_kinds: ClassVar[frozenset[str]] = frozenset(
+        {"start", "round_start", "statement", "foul", "elimination", "vote", "vote_result", "end"}
+    )
+
+    def __init__(self, seats: list[str], seed: int, settings: SpySettings | None = None,
+                 pairs: list[WordPair] | None = None) -> None:
+        settings = settings or SpySettings(players=len(seats))
+        if len(seats) != settings.players:
+            raise ValueError(f"spy needs {settings.players} seats, got {len(seats)}")
+        super().__init__(seats, seed, settings)
+        self.settings: SpySettings = settings
+        rng = random.Random(seed)
+        if settings.pair is not None:
+            pair = settings.pair
+        else:
+            pool = pairs or load_builtin_pairs(settings.language)
+            if settings.difficulty:
+                pool = [p for p in pool if p.difficulty == settings.difficulty] or pool
+            pair = rng.choice(pool)
+        self.pair = pair
+        self.spy = rng.choice(self.seats)
+        self.opener = rng.choice(self.seats)
+        self.words = {s: (pair.spy if s == self.spy else pair.civilian) for s in self.seats}
+        self.alive = list(self.seats)
+        self.round = 1
+        self.phase: Literal["describe", "vote", "over"] = "describe"
+        self.spoken: list[str] = []  # normalised statements of the whole game
+        self.order: list[str] = []
+        self.turn = 0
+        self.round_fouls: list[str] = []
+        self.vote_points: Counter[str] = Counter()
+        self.eliminated_round: dict[str, int] = {}
+        self.spy_out_round: int | None = None
+        self._start()
+
+    # -- setup --------------------------------------------------------------
+    def _start(self) -> None:
+        s = self.settings
+        self.emit("setup", f"Word pair: civilians '{self.pair.civilian}', spy '{self.pair.spy}'. "
+                  f"Spy: {self.spy}. Opener: {self.opener}.", visible_to=SPECTATORS,
+                  roles={x: (SPY if x == self.spy else CIVILIAN) for x in self.seats},
+                  words=dict(self.words), spy=self.spy, opener=self.opener,
+                  pair=self.pair.model_dump(), settings=s.model_dump(exclude={"pair"}))
+        for seat in self.seats:
+            word = self.words[seat]
+            text = (f"你的词是「{word}」。" if s.language == "zh" else f"Your secret word is '{word}'.")
+            self.emit("private", text, visible_to=(seat,), facts={"word": word})
+        self.emit("start", f"{len(self.seats)} players: {', '.join(self.seats)}. One of you is the "
+                  f"spy. {self.opener} opens each round. Up to {s.rounds} rounds.",
+                  seats=list(self.seats), opener=self.opener)
+        self._begin_round()
+
+    def _begin_round(self) -> None:
+        first = self.opener
+        if first not in self.alive:  # next surviving player in seat order
+            i = self.seats.index(self.opener)
+            ring = self.seats[i + 1:] + self.seats[:i]
+            first = next(x for x in ring if x in self.alive)
+        k = self.alive.index(first)
+        self.order = self.alive[k:] + self.alive[:k]
+        self.turn = 0
+        self.round_fouls = []
+        self.phase = "describe"
+        self.emit("round_start", f"Round {self.round} begins. Speaking order: {', '.join(self.order)}.",
+                  round=self.round, order=list(self.order))
+
+    def seat_roles(self) -> dict[str, str]:
+        return {x: (SPY if x == self.spy else CIVILIAN) for x in self.seats}
+
+    # -- protocol -----------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def _limits(self) -> Limits:
+        return Limits(max_chars=self.settings.max_chars, seconds=self.settings.seconds)
+
+    def pending(self) -> list[Request]:
+        lang = self.settings.language
+        if self.phase == "describe":
+            seat = self.order[self.turn]
+            instruction = (
+                f"第{self.round}轮。用一句话描述你的词，不要说出这个词，也不要重复之前的发言。"
+                if lang == "zh" else
+                f"Round {self.round}. Describe your word in one statement. Do not say the word "
+                "itself and do not repeat any earlier statement."
+            )
+            obs = self.observe(seat, "speak", phase="describe", instruction=instruction,
+                               limits=self._limits(), round=self.round, language=lang)
+            return [Request(seat, obs)]
+        if self.phase == "vote":
+            requests = []
+            for seat in self.alive:
+                options = [x for x in self.alive if x != seat]
+                instruction = (
+                    f"第{self.round}轮投票。投给你认为是卧底的玩家，或者弃权（abstain）。"
+                    if lang == "zh" else
+                    f"Round {self.round} vote. Vote for the player you think is the spy, or abstain."
+                )
+                obs = self.observe(seat, "vote", phase="vote", instruction=instruction,
+                                   options=options, allow_abstain=True, limits=self._limits(),
+                                   round=self.round, language=lang)
+                requests.append(Request(seat, obs))
+            return requests
+        return []
+
+    def submit(self, outcomes: Iterable[Outcome]) -> None:
+        outcomes = list(outcomes)
+        if self.phase == "describe":
+            expected = self.order[self.turn]
+            (outcome,) = [o for o in outcomes if o.seat == expected]
+            self._statement(expected, outcome)
+        elif self.phase == "vote":
+            self._vote({o.seat: o for o in outcomes})
+        else:
+            raise RuntimeError("the game is over")
+
+    # -- describing ---------------------------------------------------------
+    def _statement(self, seat: str, outcome: Outcome) -> None:
+        limit = self.settings.max_chars
+        raw = (outcome.text or "") if outcome.ok else ""
+        text = raw.strip()[:limit].strip()
+        word = self.words[seat]
+        reason = ""
+        if not outcome.ok:
+            # public text stays generic; the agent's error detail lives in the call record
+            reason = (f"no statement within {self.settings.seconds:g} s" if outcome.status == "timeout"
+                      else "no statement (the agent failed)")
+        elif not text:
+            reason = "empty statement"
+        elif contains_word(text, word, self.settings.language):
+            reason = "the statement contains the speaker's own word"
+        elif normalise_statement(text) in self.spoken:
+            reason = "the statement repeats an earlier statement"
+        if text:
+            self.spoken.append(normalise_statement(text))
+        if reason:
+            self.round_fouls.append(seat)
+            shown = ("[withheld: it contained the speaker's word]"
+                     if "own word" in reason else text)
+            if text and shown == text:
+                self.emit("statement", text, actor=seat, round=self.round, foul=True)
+            self.emit("foul", f"{seat} fouled: {reason}.", actor=seat, round=self.round,
+                      reason=reason, status=outcome.status, shown=shown)
+            if text and shown != text:
+                self.emit("withheld_statement", text, actor=seat, round=self.round,
+                          visible_to=SPECTATORS)
+        else:
+            self.emit("statement", text, actor=seat, round=self.round, truncated=len(raw.strip()) > limit)
+        self.turn += 1
+        if self.turn >= len(self.order):
+            self._end_of_statements()
+
+    def _eliminate(self, seat: str, reason: str, text: str) -> None:
+        self.alive.remove(seat)
+        self.eliminated_round[seat] = self.round
+        if seat == self.spy:
+            self.spy_out_round = self.round
+        self.emit("elimination", text, actor=seat, round=self.round, reason=reason)
+
+    def _end_of_statements(self) -> None:
+        for seat in self.round_fouls:
+            self._eliminate(seat, "foul", f"The judge eliminates {seat} for a foul.")
+        if self._check_end():
+            return
+        self.phase = "vote"
+
+    # -- voting -------------------------------------------------------------
+    def _vote(self, outcomes: dict[str, Outcome]) -> None:
+        tally: Counter[str] = Counter()
+        for voter in list(self.alive):
+            options = [x for x in self.alive if x != voter]
+            outcome = outcomes.get(voter)
+            target = outcome.text.strip() if outcome and outcome.ok and outcome.text else ""
+            if target in options:
+                tally[target] += 1
+                text, reason = f"{voter} votes for {target}.", ""
+                if target == self.spy and voter != self.spy:
+                    self.vote_points[voter] += 1
+                    self.vote_points[self.spy] -= 1
+            else:
+                if outcome is None or not outcome.ok:
+                    status = outcome.status if outcome else "missing"
+                    reason = f"{status}: {outcome.detail if outcome else 'no reply'}"[:200]
+                elif target.lower() == ABSTAIN:
+                    reason = "abstained"
+                else:
+                    reason = f"'{target[:60]}' is not on the list"
+                target = ""
+                text = f"{voter} abstains."
+            self.emit("vote", text, actor=voter, round=self.round, target=target or None,
+                      reason=reason)
+        ranking = tally.most_common()
+        if ranking and (len(ranking) == 1 or ranking[0][1] > ranking[1][1]):
+            out = ranking[0][0]
+            self.emit("vote_result", f"{out} is voted out with {ranking[0][1]} vote(s).",
+                      round=self.round, tally=dict(tally), eliminated=out)
+            self._eliminate(out, "vote", f"{out} is eliminated by vote.")
+        else:
+            text = "A tie: nobody is eliminated." if ranking else "No votes: nobody is eliminated."
+            self.emit("vote_result", text, round=self.round, tally=dict(tally), eliminated=None)
+        if self._check_end():
+            return
+        if self.round >= self.settings.rounds:
+            self._finish()
+            return
+        self.round += 1
+        self._begin_round()
+
+    # -- ending and scoring -----------------------------------------------------
+    def _check_end(self) -> bool:
+        if self.spy not in self.alive or len(self.alive) < self.settings.min_survivors:
+            self._finish()
+            return True
+        return False
+
+    def _finish(self) -> None:
+        self.phase = "over"
+        result = self.result()
+        lang = self.settings.language
+        winner = "the spy" if result["winner"] == SPY else "the civilians"
+        self.emit("end", f"Game over: {winner} win. The spy was {self.spy} "
+                  f"('{self.pair.spy}'); the civilians' word was '{self.pair.civilian}'.",
+                  round=self.round, winner=result["winner"], roles=result["roles"],
+                  words=dict(self.words), scores=result["scores"], language=lang)
+
+    def result(self) -> dict[str, Any]:
+        return score(self.seats, self.spy, self.alive, self.spy_out_round, self.vote_points) | {
+            "roles": {x: (SPY if x == self.spy else CIVILIAN) for x in self.seats},
+            "words": dict(self.words),
+            "eliminated_round": dict(self.eliminated_round),
+            "rounds_played": self.round,
+        }
+
+
+def score(seats: list[str], spy: str, alive: list[str], spy_out_round: int | None,
+          vote_points: Counter[str] | dict[str, float]) -> dict[str, Any]:
+    """Scores of one game; they always sum to 12.
+
+    Spy out in round 1/2/3: spy 0/4/8, surviving civilians share 12/8/4. Spy alive at
+    the end: spy 12, civilians 0. Each civilian vote for the spy: +1 voter, -1 spy.
+    If the spy is out and no civilian survives, all civilians share their part.
+    """
+    civilians = [s for s in seats if s != spy]
+    base: dict[str, float] = {s: 0.0 for s in seats}
+    if spy_out_round is None:
+        winner = SPY
+        base[spy] = SPY_WIN_POINTS[0]
+    else:
+        winner = CIVILIAN
+        spy_pts, civ_pts = ELIMINATION_POINTS[min(spy_out_round, 3)]
+        base[spy] = spy_pts
+        sharers = [c for c in civilians if c in alive] or civilians
+        for c in sharers:
+            base[c] = civ_pts / len(sharers)
+    scores = {s: round(base[s] + float(vote_points.get(s, 0)), 6) for s in seats}
+    return {"scores": scores, "winner": winner, "spy": spy}

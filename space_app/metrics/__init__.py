@@ -1,0 +1,1 @@
+"""Scores, rankings and per-capability metrics, always recomputed from stored events."""

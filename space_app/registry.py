@@ -1,0 +1,128 @@
+"""Registering agents: only Space ids or http(s) URLs; the agent's `info` is read
+before anything is stored, and the reason for a refusal is said plainly."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import uuid
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from sdk import AgentError, RemoteAgent
+from sdk.remote import resolve_src
+
+from .store import Store
+
+MAX_NAME = 60
+MAX_DESCRIPTION = 500
+MAX_SRC = 300
+MAX_SECRET = 200
+_NAME = re.compile(r"^[\w .:+()-]{1,60}$")
+
+
+class RegistrationError(ValueError):
+    pass
+
+
+@dataclass
+class Registration:
+    agent_id: str
+    name: str
+    info: dict
+
+
+def check_url_target(url: str, allow_private: bool) -> None:
+    """Refuse URLs that resolve to loopback, private, link-local or reserved addresses
+    (unless allowed for local development), so the arena cannot be aimed inwards."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise RegistrationError("only http(s) URLs or Space ids (owner/name) can be registered")
+    if allow_private:
+        return
+    try:
+        infos = socket.getaddrinfo(parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80))
+    except socket.gaierror as exc:
+        raise RegistrationError(f"cannot resolve {parsed.hostname}: {exc}") from exc
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0])
+        if (address.is_loopback or address.is_private or address.is_link_local
+                or address.is_reserved or address.is_multicast or address.is_unspecified):
+            raise RegistrationError(f"{parsed.hostname} resolves to a non-public address ({address}); "
+                                    "such agents are not accepted here")
+
+
+def normalise_src(src: str) -> str:
+    src = (src or "").strip()
+    if not src:
+        raise RegistrationError("give a Space id (owner/name) or an http(s) URL")
+    if len(src) > MAX_SRC:
+        raise RegistrationError(f"the source is longer than {MAX_SRC} characters")
+    try:
+        resolve_src(src)
+    except ValueError as exc:
+        raise RegistrationError(str(exc)) from exc
+    return src
+
+
+def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", owner: str = "",
+                   description: str = "", kind: str = "remote", allow_private: bool = False,
+                   timeout: float = 10.0, wake_timeout: float = 30.0) -> Registration:
+    """Check the agent answers `info` (with the secret, if any), then store it."""
+    src = normalise_src(src)
+    if kind not in ("remote", "wis"):
+        raise RegistrationError("kind must be 'remote' (an SDK agent) or 'wis' (WiS protocol)")
+    if len(secret or "") > MAX_SECRET:
+        raise RegistrationError(f"the secret is longer than {MAX_SECRET} characters")
+    if len(description or "") > MAX_DESCRIPTION:
+        raise RegistrationError(f"the description is longer than {MAX_DESCRIPTION} characters")
+    name = (name or "").strip()
+    if name and not _NAME.match(name):
+        raise RegistrationError("the name may use letters, digits, spaces and . : + ( ) - _ (up to 60)")
+    url = resolve_src(src)
+    check_url_target(url, allow_private)
+
+    if kind == "wis":
+        from .agents.wis import WiSAgent
+
+        wis = WiSAgent(url, timeout=timeout)
+        try:
+            info = wis.info()
+        except AgentError as exc:
+            raise RegistrationError(f"the agent did not answer as a WiS agent: {exc}") from exc
+        except Exception as exc:
+            raise RegistrationError(f"the agent did not answer as a WiS agent: {exc}") from exc
+    else:
+        remote = RemoteAgent(src, secret=secret or None, timeout=timeout, wake_timeout=wake_timeout)
+        try:
+            info = remote.info(wait=True)
+            if info.get("secret_required") and not secret:
+                raise RegistrationError("the agent requires a secret and none was given")
+            if secret:
+                _probe_secret(remote)
+        except AgentError as exc:
+            why = {"unreachable": "it did not answer (is the URL right and the Space running?)",
+                   "timeout": "it did not answer in time",
+                   "bad_reply": "it answered, but not as a Deduction Arena agent",
+                   "refused": "it refused the call"}.get(exc.kind, "it failed")
+            raise RegistrationError(f"refused: {why} — {exc.message}") from exc
+        finally:
+            remote.close()
+    display = name or str(info.get("name") or src)[:MAX_NAME]
+    agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
+    store.upsert_agent(agent_id, name=display, kind=kind, src=src, secret=secret or None, owner=owner,
+                       description=description or str(info.get("description") or ""),
+                       games=list(info.get("games") or ["spy"]), info=info)
+    return Registration(agent_id, display, info)
+
+
+def _probe_secret(remote: RemoteAgent) -> None:
+    """A cheap call that only the right secret passes: an invalid observation is refused
+    for a wrong secret first ('refused: wrong or missing secret'), else for being invalid."""
+    try:
+        remote._post("act", [{}, remote.secret], remote.timeout)
+    except AgentError as exc:
+        if "secret" in exc.message:
+            raise
+        return

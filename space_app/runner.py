@@ -1,0 +1,148 @@
+"""The match runner: drives any game against any agents and records everything.
+
+Simultaneous requests are called concurrently; each call's time limit is enforced
+by cancelling the await (a hung agent never holds the match); replies are bounded;
+timeouts, AgentErrors and unreadable votes become the rule's outcome through
+`Outcome.status`. Every call is recorded as a spectator-only `call` event with its
+latency, tokens and outcome. Many matches run concurrently on one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sdk.agent import Agent
+from sdk.errors import AgentError
+from sdk.parsing import parse_choice
+
+from .games.base import SPECTATORS, Event, Game, Outcome, Request
+
+MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
+EventSink = Callable[[list[tuple[int, Event]]], None]  # new events, with their seq
+
+
+@dataclass
+class SeatAgent:
+    """Who sits in a seat: the agent object plus how the store knows it."""
+
+    agent: Agent
+    agent_id: str
+    name: str = ""
+    seconds: float | None = None  # this seat's own time limit (e.g. a person), else the game's
+
+    def __post_init__(self) -> None:
+        self.name = self.name or getattr(self.agent, "name", self.agent_id)
+
+
+@dataclass
+class MatchOutcome:
+    match_id: str
+    status: str  # finished | error
+    result: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    error: str = ""
+
+
+def new_match_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text[:limit]
+
+
+async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
+                     seconds: float | None = None) -> tuple[Outcome, Event]:
+    """One request -> (the outcome the game sees, the call record)."""
+    obs = request.observation
+    if seconds is not None:
+        obs = obs.model_copy(update={"limits": obs.limits.model_copy(update={"seconds": seconds})})
+    limit = obs.limits.seconds
+    started = time.perf_counter()
+    raw: Any = None
+    usage = None
+    status, detail = "ok", ""
+    try:
+        reply = await asyncio.wait_for(agent.aact(obs), timeout=limit + grace)
+        raw, usage = reply.text, reply.usage
+        if not isinstance(raw, str):
+            status, detail = "error", f"bad_reply: reply is {type(raw).__name__}, not text"
+    except (asyncio.TimeoutError, TimeoutError):
+        status, detail = "timeout", f"no reply within {limit:g} s"
+    except AgentError as exc:
+        status = "timeout" if exc.kind == "timeout" else "error"
+        detail = f"{exc.kind}: {exc.message}"[:500]
+    except Exception as exc:  # an agent's bug is its own foul, never the match's end
+        status, detail = "error", f"agent_failed: {type(exc).__name__}: {exc}"[:500]
+    latency_ms = (time.perf_counter() - started) * 1000
+
+    text: str | None = None
+    if status == "ok":
+        assert isinstance(raw, str)
+        if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
+            choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick,
+                                  obs.allow_abstain)
+            if choice.ok:
+                text = choice.as_text()
+            else:
+                status, detail = "unparseable", choice.reason[:300]
+        else:
+            text = _bounded(raw, obs.limits.max_chars)
+            if len(raw) > obs.limits.max_chars:
+                detail = f"truncated from {len(raw)} characters"
+    record = Event(
+        kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
+        text=detail or status,
+        data={
+            "verb": obs.verb, "phase": obs.phase, "status": status, "detail": detail,
+            "latency_ms": round(latency_ms, 2),
+            "prompt_tokens": usage.prompt_tokens if usage else None,
+            "completion_tokens": usage.completion_tokens if usage else None,
+            "reply": raw[:MAX_RECORDED_REPLY] if isinstance(raw, str) else None,
+            "parsed": text if obs.verb != "speak" else None,
+        },
+    )
+    return Outcome(seat=request.seat, text=text, status=status, detail=detail), record
+
+
+async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,
+               grace: float = 0.0) -> MatchOutcome:
+    """Drive `game` to its end. `sink` gets each step's new events as they happen."""
+    missing = set(game.seats) - set(seats)
+    if missing:
+        raise ValueError(f"no agent for seat(s) {sorted(missing)}")
+    log: list[Event] = []
+    emitted = 0
+
+    def flush(extra: list[Event]) -> None:
+        nonlocal emitted
+        new = extra + game.events[emitted:]
+        emitted = len(game.events)
+        items = []
+        for event in new:
+            log.append(event)
+            items.append((len(log) - 1, event))
+        if sink is not None and items:
+            sink(items)
+
+    flush([])
+    try:
+        while not game.over:
+            requests = game.pending()
+            if not requests:
+                raise RuntimeError(f"{game.id}: not over but nothing pending")
+            results = await asyncio.gather(
+                *(call_agent(seats[r.seat].agent, r, grace, seats[r.seat].seconds) for r in requests))
+            records = [record for _, record in results]
+            game.submit([outcome for outcome, _ in results])
+            flush(records)
+    except Exception as exc:  # a bug in a game must not lose what was recorded
+        error = Event(kind="error", text=f"{type(exc).__name__}: {exc}", visible_to=SPECTATORS)
+        flush([error])
+        return MatchOutcome(game.match_id, "error", {}, log, error=error.text)
+    return MatchOutcome(game.match_id, "finished", game.result(), log)

@@ -1,0 +1,119 @@
+"""The arena's one way to run matches: build the game, resolve seats, drive it with
+the runner, write every step to the store. The CLI, the UI and the API all use it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .agents.catalogue import AgentCatalogue
+from .games import get_game
+from .games.base import Event
+from .runner import MatchOutcome, SeatAgent, new_match_id, play
+from .store import Store
+
+LiveCallback = Callable[[list[tuple[int, Event]]], None]
+
+
+@dataclass
+class MatchPlan:
+    game: str
+    seats: list[str]  # agent specs, in seat order
+    seed: int
+    settings: dict[str, Any] | None = None
+    tag: str = ""
+    owner: str = ""
+    match_id: str = ""
+    role_specs: dict[str, str] | None = None  # e.g. {"spy": "house:heuristic+attacker"}
+
+
+class Arena:
+    def __init__(self, store: Store, catalogue: AgentCatalogue | None = None) -> None:
+        self.store = store
+        self.catalogue = catalogue or AgentCatalogue(store)
+
+    def _display_name(self, spec: str) -> str:
+        row = self.store.get_agent(spec.split("+")[0])
+        suffix = "".join("+" + w for w in spec.split("+")[1:])
+        return (row["name"] + suffix) if row else spec
+
+    async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
+                  extra_agents: dict[str, SeatAgent] | None = None) -> MatchOutcome:
+        """Run one match to its end; events are stored as each step happens.
+        `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat."""
+        spec = get_game(plan.game)
+        game = spec.make(len(plan.seats), plan.seed, plan.settings)
+        game.match_id = plan.match_id or new_match_id()
+        seat_specs = list(plan.seats)
+        if plan.role_specs:
+            roles = game.seat_roles()
+            seat_specs = [plan.role_specs.get(roles.get(seat, ""), s)
+                          for seat, s in zip(game.seats, seat_specs, strict=True)]
+        seat_agents: dict[str, SeatAgent] = {}
+        for seat, agent_spec in zip(game.seats, seat_specs, strict=True):
+            if extra_agents and seat in extra_agents:
+                seat_agents[seat] = extra_agents[seat]
+            else:
+                seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
+                                              self._display_name(agent_spec))
+        self.store.create_match(
+            game.match_id, plan.game, plan.seed,
+            [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
+            settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner)
+
+        def sink(items: list[tuple[int, Event]]) -> None:
+            self.store.append_events(game.match_id, items)
+            if on_events is not None:
+                on_events(items)
+
+        outcome = await play(game, seat_agents, sink)
+        self.store.finish_match(game.match_id, outcome.status, outcome.result or None,
+                                outcome.error or None)
+        self._note_calls(outcome, seat_agents)
+        return outcome
+
+    def _note_calls(self, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
+        calls: Counter[str] = Counter()
+        fails: Counter[str] = Counter()
+        for e in outcome.events:
+            if e.kind == "call":
+                agent_id = seat_agents[e.actor].agent_id.split("+")[0]
+                calls[agent_id] += 1
+                if e.data.get("status") in ("timeout", "error"):
+                    fails[agent_id] += 1
+        for agent_id, n in calls.items():
+            if self.store.get_agent(agent_id) is not None:
+                self.store.note_agent_calls(agent_id, n, fails[agent_id])
+
+    def run_sync(self, plan: MatchPlan) -> MatchOutcome:
+        return asyncio.run(self.run(plan))
+
+    async def tournament(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
+                         concurrency: int = 8, settings: dict[str, Any] | None = None,
+                         tag: str = "", players: int | None = None,
+                         role_specs: dict[str, str] | None = None,
+                         progress: Callable[[MatchOutcome], None] | None = None) -> list[MatchOutcome]:
+        """`games` matches; each draws its seats from `specs` (shuffled with the seed,
+        repeated if there are fewer specs than seats), so every agent plays every role."""
+        n = players or get_game(game).default_players
+        rng = random.Random(seed)
+        plans = []
+        for i in range(games):
+            pool = list(specs) * (n // max(1, len(specs)) + 1)
+            rng.shuffle(pool)
+            plans.append(MatchPlan(game, pool[:n], seed=rng.randrange(2**31), settings=settings,
+                                   tag=tag, role_specs=role_specs))
+        limit = asyncio.Semaphore(concurrency)
+
+        async def one(plan: MatchPlan) -> MatchOutcome:
+            async with limit:
+                outcome = await self.run(plan)
+            if progress is not None:
+                progress(outcome)
+            return outcome
+
+        return list(await asyncio.gather(*(one(p) for p in plans)))

@@ -1,0 +1,312 @@
+"""The record store: agents, matches, seats and an append-only event log.
+
+SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode).
+Events are written as they happen, one transaction per step, so a crash leaves a
+readable partial record; `Store(...)` marks matches still 'running' from an
+earlier process as 'aborted'.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+
+from .games.base import Event
+
+metadata = MetaData()
+
+agents = Table(
+    "agents", metadata,
+    Column("id", String(200), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("kind", String(20), nullable=False),  # house | remote | wis | human
+    Column("src", String(500), nullable=False, default=""),
+    Column("secret", String(500), nullable=True),  # never returned by listings
+    Column("owner", String(100), nullable=False, default=""),
+    Column("description", Text, nullable=False, default=""),
+    Column("games", JSON, nullable=False, default=list),
+    Column("info", JSON, nullable=False, default=dict),
+    Column("created_at", Float, nullable=False),
+    Column("last_seen", Float, nullable=True),
+    Column("failures", Integer, nullable=False, default=0),
+    Column("calls", Integer, nullable=False, default=0),
+    Column("active", Integer, nullable=False, default=1),
+)
+
+matches = Table(
+    "matches", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("game", String(40), nullable=False, index=True),
+    Column("seed", Integer, nullable=False),
+    Column("settings", JSON, nullable=False, default=dict),
+    Column("status", String(20), nullable=False, index=True),  # running|finished|aborted|error
+    Column("tag", String(100), nullable=False, default=""),
+    Column("owner", String(100), nullable=False, default=""),
+    Column("created_at", Float, nullable=False, index=True),
+    Column("finished_at", Float, nullable=True),
+    Column("result", JSON, nullable=True),
+    Column("error", Text, nullable=True),
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("match_id", String(40), primary_key=True),
+    Column("seat", String(40), primary_key=True),
+    Column("position", Integer, nullable=False),
+    Column("agent_id", String(200), nullable=False, index=True),
+    Column("agent_name", String(200), nullable=False),
+)
+
+events = Table(
+    "events", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", String(40), nullable=False, index=True),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String(40), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("round", Integer, nullable=True),
+    Column("visible_to", JSON, nullable=True),
+    Column("text", Text, nullable=False, default=""),
+    Column("data", JSON, nullable=False, default=dict),
+    Column("created_at", Float, nullable=False),
+    UniqueConstraint("match_id", "seq", name="uq_event_seq"),
+)
+
+PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
+                       "created_at", "last_seen", "failures", "calls", "active")
+
+
+def to_url(target: str | Path) -> str:
+    """A database URL as is; anything else is a SQLite file path."""
+    text = str(target)
+    if "://" in text:
+        return text
+    Path(text).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{Path(text).expanduser()}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Store:
+    def __init__(self, target: str | Path = "arena.db", *, recover: bool = True) -> None:
+        self.url = to_url(target)
+        self.engine: Engine = create_engine(self.url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+        self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
+        self.aborted_on_open = self.abort_running() if recover else []
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- agents ---------------------------------------------------------------
+    def upsert_agent(self, agent_id: str, *, name: str, kind: str, src: str = "",
+                     secret: str | None = None, owner: str = "", description: str = "",
+                     games: list[str] | None = None, info: dict | None = None) -> None:
+        now = time.time()
+        row = {"name": name, "kind": kind, "src": src, "owner": owner,
+               "description": description, "games": games or [], "info": info or {},
+               "active": 1}
+        with self._write_lock, self.engine.begin() as conn:
+            exists = conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first()
+            if exists:
+                if secret is not None:
+                    row["secret"] = secret
+                conn.execute(update(agents).where(agents.c.id == agent_id).values(**row))
+            else:
+                conn.execute(insert(agents).values(id=agent_id, secret=secret, created_at=now,
+                                                   last_seen=now, failures=0, calls=0, **row))
+
+    def get_agent(self, agent_id: str, *, with_secret: bool = False) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(agents).where(agents.c.id == agent_id)).mappings().first()
+        if row is None:
+            return None
+        out = {k: row[k] for k in PUBLIC_AGENT_FIELDS}
+        if with_secret:
+            out["secret"] = row["secret"]
+        out["has_secret"] = bool(row["secret"])
+        return out
+
+    def list_agents(self, *, active_only: bool = True) -> list[dict[str, Any]]:
+        query = select(*[agents.c[k] for k in PUBLIC_AGENT_FIELDS], agents.c.secret)
+        if active_only:
+            query = query.where(agents.c.active == 1)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(agents.c.created_at)).mappings().all()
+        return [{**{k: r[k] for k in PUBLIC_AGENT_FIELDS}, "has_secret": bool(r["secret"])}
+                for r in rows]
+
+    def deactivate_agent(self, agent_id: str) -> bool:
+        with self._write_lock, self.engine.begin() as conn:
+            res = conn.execute(update(agents).where(agents.c.id == agent_id).values(active=0))
+        return res.rowcount > 0
+
+    def note_agent_calls(self, agent_id: str, calls: int, failures: int) -> None:
+        values: dict[str, Any] = {"calls": agents.c.calls + calls,
+                                  "failures": agents.c.failures + failures}
+        if calls > failures:
+            values["last_seen"] = time.time()
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(update(agents).where(agents.c.id == agent_id).values(**values))
+
+    # -- matches ----------------------------------------------------------------
+    def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
+                     settings: dict | None = None, tag: str = "", owner: str = "") -> None:
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(insert(matches).values(
+                id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
+                tag=tag, owner=owner, created_at=time.time()))
+            conn.execute(insert(seats), [
+                {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
+                 "agent_name": r.get("agent_name") or r["agent_id"]}
+                for i, r in enumerate(seat_rows)])
+
+    def append_events(self, match_id: str, items: Iterable[tuple[int, Event]]) -> None:
+        now = time.time()
+        rows = [{"match_id": match_id, "seq": seq, "kind": e.kind, "actor": e.actor,
+                 "round": e.round, "visible_to": None if e.visible_to is None else list(e.visible_to),
+                 "text": e.text, "data": e.data, "created_at": now} for seq, e in items]
+        if not rows:
+            return
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(insert(events), rows)
+
+    def finish_match(self, match_id: str, status: str, result: dict | None = None,
+                     error: str | None = None) -> None:
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(update(matches).where(matches.c.id == match_id).values(
+                status=status, result=result, error=error, finished_at=time.time()))
+
+    def abort_running(self) -> list[str]:
+        """Matches left 'running' by a process that died are marked 'aborted'."""
+        with self._write_lock, self.engine.begin() as conn:
+            ids = [r[0] for r in conn.execute(select(matches.c.id).where(matches.c.status == "running"))]
+            if ids:
+                conn.execute(update(matches).where(matches.c.id.in_(ids)).values(
+                    status="aborted", error="the process stopped before the match ended",
+                    finished_at=time.time()))
+        return ids
+
+    def _match_row(self, row: Any, seat_rows: list[Any]) -> dict[str, Any]:
+        return {"id": row["id"], "game": row["game"], "seed": row["seed"], "settings": row["settings"],
+                "status": row["status"], "tag": row["tag"], "owner": row["owner"],
+                "created_at": row["created_at"], "finished_at": row["finished_at"],
+                "result": row["result"], "error": row["error"],
+                "seats": [{"seat": s["seat"], "agent_id": s["agent_id"], "agent_name": s["agent_name"]}
+                          for s in sorted(seat_rows, key=lambda s: s["position"])]}
+
+    def get_match(self, match_id: str, *, with_events: bool = True) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(matches).where(matches.c.id == match_id)).mappings().first()
+            if row is None:
+                return None
+            seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id)).mappings().all()
+            out = self._match_row(row, list(seat_rows))
+            if with_events:
+                out["events"] = self.events_of(match_id, conn=conn)
+        return out
+
+    def events_of(self, match_id: str, conn: Any = None) -> list[dict[str, Any]]:
+        query = select(events).where(events.c.match_id == match_id).order_by(events.c.seq)
+        if conn is None:
+            with self.engine.connect() as c:
+                rows = c.execute(query).mappings().all()
+        else:
+            rows = conn.execute(query).mappings().all()
+        return [{"seq": r["seq"], "kind": r["kind"], "actor": r["actor"], "round": r["round"],
+                 "visible_to": r["visible_to"], "text": r["text"], "data": r["data"],
+                 "created_at": r["created_at"]} for r in rows]
+
+    def list_matches(self, *, game: str | None = None, agent_id: str | None = None,
+                     status: str | None = None, tag: str | None = None, since: float | None = None,
+                     limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        query = select(matches)
+        if game:
+            query = query.where(matches.c.game == game)
+        if status:
+            query = query.where(matches.c.status == status)
+        if tag is not None:
+            query = query.where(matches.c.tag == tag)
+        if since:
+            query = query.where(matches.c.created_at >= since)
+        if agent_id:
+            query = query.where(matches.c.id.in_(select(seats.c.match_id).where(seats.c.agent_id == agent_id)))
+        query = query.order_by(matches.c.created_at.desc()).limit(limit).offset(offset)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+            ids = [r["id"] for r in rows]
+            seat_rows = conn.execute(select(seats).where(seats.c.match_id.in_(ids))).mappings().all() if ids else []
+        by_match: dict[str, list[Any]] = {}
+        for s in seat_rows:
+            by_match.setdefault(s["match_id"], []).append(s)
+        return [self._match_row(r, by_match.get(r["id"], [])) for r in rows]
+
+    def iter_matches(self, game: str, *, status: str = "finished", tag: str | None = None,
+                     chunk: int = 200) -> Iterator[dict[str, Any]]:
+        """Every match of a game with its events, oldest first (for metrics)."""
+        query = select(matches.c.id).where(matches.c.game == game, matches.c.status == status)
+        if tag is not None:
+            query = query.where(matches.c.tag == tag)
+        with self.engine.connect() as conn:
+            ids = [r[0] for r in conn.execute(query.order_by(matches.c.created_at, matches.c.id))]
+        for i in range(0, len(ids), chunk):
+            part = ids[i:i + chunk]
+            with self.engine.connect() as conn:
+                mrows = {r["id"]: r for r in conn.execute(select(matches).where(matches.c.id.in_(part))).mappings()}
+                srows: dict[str, list[Any]] = {}
+                for s in conn.execute(select(seats).where(seats.c.match_id.in_(part))).mappings():
+                    srows.setdefault(s["match_id"], []).append(s)
+                erows: dict[str, list[dict[str, Any]]] = {}
+                for r in conn.execute(select(events).where(events.c.match_id.in_(part))
+                                      .order_by(events.c.match_id, events.c.seq)).mappings():
+                    erows.setdefault(r["match_id"], []).append(
+                        {"seq": r["seq"], "kind": r["kind"], "actor": r["actor"], "round": r["round"],
+                         "visible_to": r["visible_to"], "text": r["text"], "data": r["data"],
+                         "created_at": r["created_at"]})
+            for mid in part:
+                out = self._match_row(mrows[mid], srows.get(mid, []))
+                out["events"] = erows.get(mid, [])
+                yield out
+
+    def count_matches(self, game: str | None = None) -> int:
+        query = select(func.count()).select_from(matches)
+        if game:
+            query = query.where(matches.c.game == game)
+        with self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,94 @@
+"""Agents tab: register by Space id or URL (optional secret), list with status, remove."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from ..api import ApiError, ArenaAPI
+from .common import when
+
+AGENT_COLUMNS = ["id", "name", "kind", "owner", "description", "last seen", "calls", "failures", "secret"]
+
+
+def agents_frame(api: ArenaAPI) -> pd.DataFrame:
+    return pd.DataFrame([{"id": a["id"], "name": a["name"], "kind": a["kind"], "owner": a["owner"],
+                          "description": a["description"], "last seen": when(a.get("last_seen")),
+                          "calls": a.get("calls", 0), "failures": a.get("failures", 0),
+                          "secret": "yes" if a.get("has_secret") else ""} for a in api.list_agents()],
+                        columns=AGENT_COLUMNS)
+
+
+def build_agents_tab(api: ArenaAPI) -> dict[str, Any]:
+    on_space = api.config.on_space
+    gr.Markdown("Register an agent served with the SDK (`serve(agent)`) by its **Space id** "
+                "(`owner/name`) or **URL**, or an agent speaking the WiS protocol by its base URL. "
+                "The arena calls its `info` first and says why it refuses. A secret is stored, never "
+                "shown again, and only ever sent to that agent.")
+    with gr.Row():
+        with gr.Column():
+            if on_space:
+                gr.LoginButton()
+                owner_box = None
+            else:
+                owner_box = gr.Textbox(value="local", label="Owner (local mode; on a Space you sign in "
+                                       "with Hugging Face)", max_length=60)
+            src = gr.Textbox(label="Space id or URL", placeholder="owner/my-agent or https://…",
+                             max_length=300, elem_id="register-src")
+            name = gr.Textbox(label="Display name (optional)", max_length=60)
+            secret = gr.Textbox(label="Secret (optional)", type="password", max_length=200)
+            description = gr.Textbox(label="Description", max_length=500, lines=2)
+            kind = gr.Radio([("SDK agent", "remote"), ("WiS protocol", "wis")], value="remote", label="Kind")
+            register = gr.Button("Register", variant="primary", elem_id="register-agent")
+            message = gr.Markdown("", elem_id="register-message")
+        with gr.Column(scale=2):
+            listing = gr.Dataframe(agents_frame(api), interactive=False, label="Agents",
+                                   elem_id="agent-list")
+            with gr.Row():
+                remove_id = gr.Textbox(label="Agent id to remove (owner only)", max_length=200)
+                remove = gr.Button("Remove")
+
+    def register_as(who_owner: str, s: str, n: str, sec: str, d: str, k: str):
+        try:
+            reg = api.register_agent(s, name=n, secret=sec, description=d, kind=k, owner=who_owner)
+            msg = f"✅ Registered **{reg['name']}** as `{reg['agent_id']}`."
+        except ApiError as exc:
+            msg = f"⚠️ Not registered: {exc}"
+        return msg, "", agents_frame(api)
+
+    def remove_as(who_owner: str, agent_id: str):
+        try:
+            msg = api.remove_agent(agent_id.strip(), who_owner)
+        except ApiError as exc:
+            msg = f"⚠️ {exc}"
+        return msg, agents_frame(api)
+
+    inputs = [src, name, secret, description, kind]
+    if on_space:
+        def register_signed_in(s: str, n: str, sec: str, d: str, k: str,
+                               profile: gr.OAuthProfile | None):
+            if profile is None:
+                return "⚠️ Sign in with Hugging Face to register an agent.", "", agents_frame(api)
+            return register_as(profile.username, s, n, sec, d, k)
+
+        def remove_signed_in(agent_id: str, profile: gr.OAuthProfile | None):
+            if profile is None:
+                return "⚠️ Sign in with Hugging Face to remove an agent.", agents_frame(api)
+            return remove_as(profile.username, agent_id)
+
+        register.click(register_signed_in, inputs, [message, secret, listing], api_visibility="private",
+                       concurrency_limit=4)
+        remove.click(remove_signed_in, [remove_id], [message, listing], api_visibility="private")
+    else:
+        def register_local(owner: str, s: str, n: str, sec: str, d: str, k: str):
+            return register_as((owner or "local").strip()[:60] or "local", s, n, sec, d, k)
+
+        def remove_local(owner: str, agent_id: str):
+            return remove_as((owner or "local").strip()[:60] or "local", agent_id)
+
+        register.click(register_local, [owner_box, *inputs], [message, secret, listing],
+                       api_visibility="private", concurrency_limit=4)
+        remove.click(remove_local, [owner_box, remove_id], [message, listing], api_visibility="private")
+    return {"listing": listing, "refresh": lambda: agents_frame(api)}

@@ -1,0 +1,58 @@
+"""The arena Space: Play, Watch, Leaderboard, Agents, About, plus the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from ..api import RANDOM_FILL, ArenaAPI
+from .about import build_about_tab
+from .agents_tab import build_agents_tab
+from .common import CSS, THEME
+from .endpoints import register_endpoints
+from .leaderboard import build_leaderboard_tab
+from .play import build_play_tab
+from .watch import build_watch_tab
+
+
+def launch_kwargs() -> dict[str, Any]:
+    return {"css": CSS, "theme": THEME}
+
+
+def build_app(api: ArenaAPI) -> gr.Blocks:
+    with gr.Blocks(title="Deduction Arena") as demo:
+        gr.Markdown("# 🕵️ Deduction Arena\nLLM agents play social-deduction games. Start a demo "
+                    "match, take a seat yourself, replay any recorded match step by step, and compare "
+                    "agents on the leaderboard. No key needed: the house agents run here.")
+        seat_dropdowns: list[gr.Dropdown] = []
+        with gr.Tabs(selected="play") as tabs:
+            with gr.Tab("Play", id="play") as play_tab:
+                build_play_tab(api, seat_dropdowns)
+            with gr.Tab("Watch", id="watch"):
+                watch = build_watch_tab(api)
+            with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
+                board = build_leaderboard_tab(api)
+            with gr.Tab("Agents", id="agents") as agents_tab:
+                agents = build_agents_tab(api)
+            with gr.Tab("About", id="about"):
+                build_about_tab()
+        register_endpoints(api)
+
+        def refresh_seats():
+            choices = [RANDOM_FILL, *api.seat_choices()]
+            return [gr.update(choices=choices) for _ in seat_dropdowns]
+
+        play_tab.select(refresh_seats, None, seat_dropdowns, api_visibility="private")
+        board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
+        agents_tab.select(agents["refresh"], None, agents["listing"], api_visibility="private")
+
+        def on_load(request: gr.Request):
+            match_id = (request.query_params.get("match") or "").strip() if request else ""
+            if not match_id:
+                return (gr.Tabs(), gr.update(), *[gr.update() for _ in watch["open_outputs"]])
+            return (gr.Tabs(selected="watch"), match_id[:40], *watch["open"](match_id[:40]))
+
+        demo.load(on_load, None, [tabs, watch["match_id"], *watch["open_outputs"]],
+                  api_visibility="private")
+    return demo

@@ -1,0 +1,133 @@
+"""Play tab: fill the seats, start, and watch the match stream live; optionally
+take a seat yourself."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from typing import Any
+
+import gradio as gr
+
+from ..agents.human import HumanAgent
+from ..api import RANDOM_FILL, ApiError, ArenaAPI
+from ..games import GAMES
+from ..runner import SeatAgent
+from .common import visitor_of
+from .replay import result_markdown, transcript_html, visible
+
+HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
+
+
+def _prompt_markdown(human: HumanAgent | None) -> str:
+    obs = human.waiting if human else None
+    if obs is None:
+        return ""
+    lines = [f"<div class='da-prompt'><b>Your turn, {html.escape(obs.you)}.</b> "
+             f"{html.escape(obs.private.text)}<br>{html.escape(obs.instruction)}"]
+    if obs.options:
+        lines.append(f"<br>Options: <code>{html.escape(', '.join(obs.options))}</code>"
+                     + (" or <code>abstain</code>" if obs.allow_abstain else ""))
+    lines.append(f"<br><small>You have {obs.limits.seconds:g} s.</small></div>")
+    return "".join(lines)
+
+
+def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str, Any]:
+    with gr.Row():
+        with gr.Column(scale=2):
+            game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value="spy",
+                               label="Game")
+            with gr.Row():
+                language = gr.Radio(["en", "zh"], value="en", label="Language")
+                seed = gr.Number(value=None, precision=0, label="Seed (empty = random)")
+            with gr.Group():
+                for i in range(6):
+                    dd = gr.Dropdown(choices=[RANDOM_FILL, *api.seat_choices()],
+                                     value="house:heuristic" if i % 2 == 0 else "house:random",
+                                     label=f"Seat P{i + 1}", allow_custom_value=False)
+                    seat_dropdowns.append(dd)
+            take_seat = gr.Checkbox(label="Take seat P1 yourself", value=False)
+            start = gr.Button("Start match", variant="primary", elem_id="start-match")
+        with gr.Column(scale=3):
+            status = gr.Markdown("Pick the seats and press **Start match**.", elem_id="play-status")
+            transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
+            prompt = gr.HTML("", elem_id="human-prompt")
+            with gr.Row():
+                reply = gr.Textbox(label="Your reply", placeholder="Your statement, or the player you vote for",
+                                   scale=4, max_lines=3, max_length=400)
+                send = gr.Button("Send", scale=1)
+            result = gr.Markdown("", elem_id="play-result")
+
+    async def run(game_id: str, lang: str, seed_value: float | None, take: bool, *rest: Any,
+                  request: gr.Request):
+        visitor = visitor_of(request)
+        req = {"game": game_id, "seats": [s or "" for s in rest],
+               "seed": int(seed_value) if seed_value not in (None, "") else None,
+               "settings": {"language": lang}}
+        try:
+            plan = api.plan(req, owner=visitor)
+        except ApiError as exc:
+            yield f"⚠️ {exc}", transcript_html([]), "", ""
+            return
+        human = None
+        extra: dict[str, SeatAgent] = {}
+        if take:
+            human = HumanAgent(name=f"you ({visitor.split(':', 1)[-1][:12]})")
+            HUMANS[request.session_hash or visitor] = human
+            extra["P1"] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
+        queue: asyncio.Queue = asyncio.Queue()
+        events: list[dict[str, Any]] = []
+        names: dict[str, str] = {}
+        seat_view = "P1" if human else None
+        task = asyncio.create_task(api.run_match(
+            {}, visitor=visitor, plan=plan, extra_agents=extra,
+            on_events=lambda items: queue.put_nowait(items)))
+        match_id = plan.match_id
+        names = {seat: spec for seat, spec in zip([f"P{i + 1}" for i in range(len(plan.seats))],
+                                                  plan.seats, strict=True)}
+        if human is not None:
+            names["P1"] = human.name
+        yield "⏳ Starting…", transcript_html([]), "", ""
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, task}, timeout=0.5,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    for seq, e in getter.result():
+                        events.append({"seq": seq, **e.to_dict()})
+                else:
+                    getter.cancel()
+                public = [e for e in visible(events, seat_view)
+                          if seat_view is not None or e["visible_to"] is None]
+                head = f"🔴 Live — match `{match_id}`"
+                yield head, transcript_html(public, names), _prompt_markdown(human), ""
+                if task.done() and queue.empty():
+                    break
+            outcome = task.result()
+        except ApiError as exc:
+            yield f"⚠️ {exc}", transcript_html([]), "", ""
+            return
+        finally:
+            if human is not None:
+                HUMANS.pop(request.session_hash or visitor, None)
+        match = api.store.get_match(outcome["match_id"])
+        names = {s["seat"]: s["agent_name"] for s in match["seats"]}
+        final_events = visible(match["events"], seat_view)
+        link = f"?match={outcome['match_id']}"
+        yield (f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
+               transcript_html(final_events, names), "", result_markdown(match))
+
+    start.click(run, [game, language, seed, take_seat, *seat_dropdowns],
+                [status, transcript, prompt, result], concurrency_limit=None,
+                api_visibility="private")
+
+    def send_reply(text: str, request: gr.Request) -> tuple[str, str]:
+        human = HUMANS.get(request.session_hash or visitor_of(request))
+        if human is None or not human.submit((text or "")[:400]):
+            return text, "<i>Nothing is waiting for your reply right now.</i>"
+        return "", "<i>Sent.</i>"
+
+    send.click(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    reply.submit(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    return {"status": status}

@@ -1,0 +1,108 @@
+"""Turn stored events into what a replay shows: a transcript up to a step, the
+rounds, the votes and the markers. Pure functions; the spy view is the default and
+other games register theirs in `VIEWS`."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+SPECTATOR = "Spectator (everything)"
+
+KIND_ICONS = {"statement": "💬", "foul": "🚩", "elimination": "❌", "vote": "🗳️", "vote_result": "📊",
+              "round_start": "🔔", "start": "🎬", "end": "🏁", "setup": "🔒", "private": "🔑",
+              "withheld_statement": "🙈", "error": "⚠️"}
+
+
+def visible(events: list[dict[str, Any]], seat: str | None) -> list[dict[str, Any]]:
+    """Spectator: every event except raw call records (shown as markers instead).
+    A seat: exactly the events that seat was shown."""
+    if seat is None:
+        return [e for e in events if e["kind"] != "call"]
+    return [e for e in events if e["kind"] != "call"
+            and (e["visible_to"] is None or seat in e["visible_to"])]
+
+
+def markers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fouls, timeouts, errors and unreadable replies, with their reason."""
+    out = []
+    for e in events:
+        d = e.get("data") or {}
+        if e["kind"] == "call" and d.get("status") != "ok":
+            out.append({"seq": e["seq"], "round": e["round"], "seat": e["actor"], "marker": d.get("status"),
+                        "verb": d.get("verb"), "reason": d.get("detail") or "",
+                        "latency_ms": d.get("latency_ms")})
+        elif e["kind"] == "foul":
+            out.append({"seq": e["seq"], "round": e["round"], "seat": e["actor"], "marker": "foul",
+                        "verb": "speak", "reason": d.get("reason", e["text"]), "latency_ms": None})
+    return out
+
+
+def _line(e: dict[str, Any], names: dict[str, str]) -> str:
+    icon = KIND_ICONS.get(e["kind"], "•")
+    actor = e["actor"]
+    who = f"<b>{html.escape(actor)}</b>" + (
+        f" <span class='da-agent'>({html.escape(names[actor])})</span>" if actor in names else "")
+    text = html.escape(e["text"])
+    cls = f"da-ev da-{e['kind']}"
+    if e["kind"] == "statement":
+        return f"<div class='{cls}'>{icon} {who}: {text}</div>"
+    if e["kind"] == "round_start":
+        return f"<div class='{cls}'><h4>{icon} {text}</h4></div>"
+    if e["kind"] in ("private", "setup", "withheld_statement"):
+        return f"<div class='{cls} da-secret'>{icon} <i>{'(private to ' + who + ') ' if e['kind'] == 'private' else ''}{text}</i></div>"
+    return f"<div class='{cls}'>{icon} {text}</div>"
+
+
+def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None = None,
+                    upto: int | None = None) -> str:
+    """HTML transcript of `events` (already filtered for a view), up to step `upto`."""
+    shown = events if upto is None else events[: upto + 1]
+    body = "\n".join(_line(e, names or {}) for e in shown)
+    return f"<div class='da-transcript'>{body or '<i>No events yet.</i>'}</div>"
+
+
+def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """One row per statement: round, seat, statement (or the foul)."""
+    shown = events if upto is None else events[: upto + 1]
+    rows = [{"round": e["round"], "seat": e["actor"],
+             "statement": e["text"] if e["kind"] == "statement" else f"FOUL — {e['text']}"}
+            for e in shown if e["kind"] in ("statement", "foul")]
+    return pd.DataFrame(rows, columns=["round", "seat", "statement"])
+
+
+def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """Who voted for whom, per round (abstentions as 'abstain')."""
+    shown = events if upto is None else events[: upto + 1]
+    rows = [{"round": f"round {e['round']}", "voter": e["actor"],
+             "target": (e.get("data") or {}).get("target") or "abstain", "votes": 1}
+            for e in shown if e["kind"] == "vote"]
+    return pd.DataFrame(rows, columns=["round", "voter", "target", "votes"])
+
+
+def result_markdown(match: dict[str, Any]) -> str:
+    result = match.get("result") or {}
+    names = {s["seat"]: s["agent_name"] for s in match.get("seats", [])}
+    if match.get("status") != "finished" or not result:
+        reason = match.get("error") or "the match did not finish"
+        return f"**Status: {match.get('status')}** — {html.escape(str(reason))}"
+    lines = [f"**Winner: {result.get('winner')}** · match `{match['id']}` · seed {match['seed']}", "",
+             "| seat | agent | role | word | score |", "|---|---|---|---|---|"]
+    for seat, pts in (result.get("scores") or {}).items():
+        lines.append(f"| {seat} | {html.escape(names.get(seat, ''))} | {result.get('roles', {}).get(seat, '')} "
+                     f"| {result.get('words', {}).get(seat, '')} | {pts:g} |")
+    return "\n".join(lines)
+
+
+# A game brings its own replay view: game id -> (transcript, rounds, votes) builders.
+VIEWS: dict[str, dict[str, Callable[..., Any]]] = {
+    "spy": {"transcript": transcript_html, "rounds": rounds_table, "votes": votes_frame,
+            "result": result_markdown},
+}
+
+
+def view_for(game: str) -> dict[str, Callable[..., Any]]:
+    return VIEWS.get(game, VIEWS["spy"])

@@ -1,0 +1,158 @@
+"""Watch tab: the list of recorded matches and the step-by-step replay viewer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from ..api import ApiError, ArenaAPI
+from ..games import GAMES
+from .common import when
+from .replay import SPECTATOR, markers, view_for, visible
+
+MATCH_COLUMNS = ["id", "game", "status", "winner", "created", "seats", "tag"]
+
+
+def matches_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame([{"id": r["id"], "game": r["game"], "status": r["status"],
+                          "winner": r["winner"] or "", "created": when(r["created_at"]),
+                          "seats": ", ".join(r["seats"]), "tag": r["tag"]} for r in rows],
+                        columns=MATCH_COLUMNS)
+
+
+def empty_votes() -> pd.DataFrame:
+    return pd.DataFrame(columns=["round", "voter", "target", "votes"])
+
+
+def render_step(match: dict[str, Any] | None, view: str, step: int) -> tuple:
+    """(position text, transcript, rounds table, vote chart, markers table)."""
+    if not match:
+        return ("", "<i>Open a match to replay it.</i>", pd.DataFrame(), empty_votes(),
+                pd.DataFrame())
+    seat = None if view in (None, "", SPECTATOR) else view
+    events = visible(match["events"], seat)
+    builders = view_for(match["game"])
+    names = {s["seat"]: s["agent_name"] for s in match["seats"]}
+    n = len(events)
+    step = max(0, min(int(step or 0), n - 1)) if n else 0
+    upto_seq = events[step]["seq"] if n else -1
+    position = (f"Step **{step + 1} / {n}** · {'spectator view' if seat is None else f'what {seat} saw'}"
+                if n else "No events.")
+    marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
+             and (seat is None or m["seat"] == seat)]
+    return (position, builders["transcript"](events, names, step), builders["rounds"](events, step),
+            builders["votes"](events, step), pd.DataFrame(marks))
+
+
+def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
+    match_state = gr.State(None)
+    with gr.Accordion("Recorded matches", open=True):
+        with gr.Row():
+            f_game = gr.Dropdown(choices=[("all", "")] + [(g.title, g.id) for g in GAMES.values()],
+                                 value="", label="Game")
+            f_agent = gr.Textbox(label="Agent id", placeholder="e.g. house:heuristic", max_length=200)
+            f_status = gr.Dropdown(choices=["", "finished", "running", "aborted", "error"], value="",
+                                   label="Outcome")
+            f_days = gr.Number(value=0, label="Last N days (0 = all)", precision=0)
+            refresh = gr.Button("Refresh")
+        table = gr.Dataframe(matches_frame(api.list_matches(limit=50)), interactive=False,
+                             label="Click a row to replay it", max_height=300, elem_id="match-list")
+    with gr.Row():
+        match_id = gr.Textbox(label="Match id", max_length=40, scale=3, elem_id="replay-match-id")
+        open_btn = gr.Button("Open replay", scale=1, elem_id="open-replay")
+    header = gr.Markdown("", elem_id="replay-header")
+    with gr.Row():
+        view = gr.Radio([SPECTATOR], value=SPECTATOR, label="View", elem_id="replay-view")
+    with gr.Row():
+        prev_btn = gr.Button("◀ Back", elem_id="step-back")
+        play_btn = gr.Button("▶ Play", elem_id="step-play")
+        next_btn = gr.Button("Forward ▶", elem_id="step-forward")
+        step = gr.Slider(0, 1, value=0, step=1, label="Step", elem_id="replay-step")
+    timer = gr.Timer(1.0, active=False)
+    playing = gr.State(False)
+    position = gr.Markdown("", elem_id="replay-position")
+    with gr.Row():
+        with gr.Column(scale=3):
+            transcript = gr.HTML("<i>Open a match to replay it.</i>", elem_id="replay-transcript")
+        with gr.Column(scale=2):
+            votes = gr.BarPlot(empty_votes(), x="target", y="votes", color="voter", x_title="voted for",
+                               y_title="votes", title="Who voted for whom", y_aggregate="sum",
+                               elem_id="vote-chart")
+            marks = gr.Dataframe(pd.DataFrame(), label="Fouls, timeouts and errors", interactive=False,
+                                 max_height=220)
+    rounds = gr.Dataframe(pd.DataFrame(), label="Statements by round", interactive=False, max_height=300)
+    share = gr.Markdown("", elem_id="share-link")
+
+    step_outputs = [position, transcript, rounds, votes, marks]
+
+    def open_match(mid: str):
+        try:
+            match = api.get_match(mid)
+        except ApiError as exc:
+            msg = f"### Not found\n{exc}. Check the link or pick a match from the list."
+            return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
+                    gr.update(maximum=1, value=0), "", *render_step(None, SPECTATOR, 0))
+        n = len(visible(match["events"], None))
+        seats = [s["seat"] for s in match["seats"]]
+        head = view_for(match["game"])["result"](match)
+        link = f"Share this replay: [`?match={match['id']}`](?match={match['id']})"
+        return (match, f"### {GAMES[match['game']].title} — `{match['id']}`\n{head}",
+                gr.update(choices=[SPECTATOR, *seats], value=SPECTATOR),
+                gr.update(maximum=max(1, n - 1), value=n - 1), link,
+                *render_step(match, SPECTATOR, n - 1))
+
+    open_outputs = [match_state, header, view, step, share, *step_outputs]
+    open_btn.click(open_match, [match_id], open_outputs, api_visibility="private")
+    match_id.submit(open_match, [match_id], open_outputs, api_visibility="private")
+
+    def pick_row(evt: gr.SelectData, frame: pd.DataFrame):
+        row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+        mid = str(frame.iloc[row]["id"]) if frame is not None and len(frame) > row else ""
+        return (mid, *open_match(mid))
+
+    table.select(pick_row, [table], [match_id, *open_outputs], api_visibility="private")
+
+    def do_refresh(game: str, agent: str, status: str, days: float):
+        return matches_frame(api.list_matches(game=game, agent=agent.strip(), status=status,
+                                              since_days=days or 0, limit=100))
+
+    refresh.click(do_refresh, [f_game, f_agent, f_status, f_days], [table], api_visibility="private")
+
+    def change_view(match: dict | None, v: str):
+        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
+        return (gr.update(maximum=max(1, n - 1), value=n - 1), *render_step(match, v, n - 1))
+
+    view.change(change_view, [match_state, view], [step, *step_outputs], api_visibility="private")
+    step.release(render_step, [match_state, view, step], step_outputs, api_visibility="private")
+
+    def move(match: dict | None, v: str, s: float, delta: int):
+        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
+        new = max(0, min(int(s or 0) + delta, n - 1))
+        return (new, *render_step(match, v, new))
+
+    prev_btn.click(lambda m, v, s: move(m, v, s, -1), [match_state, view, step], [step, *step_outputs],
+                   api_visibility="private")
+    next_btn.click(lambda m, v, s: move(m, v, s, 1), [match_state, view, step], [step, *step_outputs],
+                   api_visibility="private")
+
+    def toggle(is_playing: bool, match: dict | None, v: str, s: float):
+        start = not is_playing
+        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
+        s = 0 if start and int(s or 0) >= n - 1 else s  # replay from the start when at the end
+        return start, gr.Timer(active=start), gr.update(value="⏸ Pause" if start else "▶ Play"), s
+
+    play_btn.click(toggle, [playing, match_state, view, step], [playing, timer, play_btn, step],
+                   api_visibility="private")
+
+    def tick(match: dict | None, v: str, s: float):
+        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
+        new = min(int(s or 0) + 1, n - 1)
+        done = new >= n - 1
+        return (new, *render_step(match, v, new), (not done),
+                gr.Timer(active=not done), gr.update(value="▶ Play" if done else "⏸ Pause"))
+
+    timer.tick(tick, [match_state, view, step], [step, *step_outputs, playing, timer, play_btn],
+               api_visibility="private")
+    return {"match_id": match_id, "open": open_match, "open_outputs": open_outputs, "table": table}
