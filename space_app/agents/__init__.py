@@ -1,0 +1,1 @@
+"""Agents the arena seats: house agents, strategy wrappers, protocol adapters."""

@@ -1,0 +1,328 @@
+"""WiSAgent: seat an agent that speaks the original WiS platform's HTTP protocol.
+
+The protocol is the one of the PyPI package `spy-agent-build-sdk` (module
+`agent_build_sdk`, v0.0.29): an agent subclasses `BasicAgent`, implements
+`perceive(req)` and `interact(req) -> AgentResp`, and `EndpointServer(agent).app`
+(FastAPI, served with uvicorn) exposes five POST routes, each taking an `AgentReq`
+JSON body `{message, name, status, word, round}` (all optional) and answering
+`{success, result, errMsg}`:
+
+    /agent/init          clears the agent's memory; result = its model name
+    /agent/perceive      agent.perceive(req); any exception -> success=false, errMsg
+    /agent/interact      agent.interact(req) returned as is; an exception -> HTTP 500
+    /agent/getModelName  result = model name
+    /agent/checkHealth   success=true
+
+How this adapter maps a Who-is-the-Spy match onto it (per match *and* seat; every
+call of `speak`/`vote` first catches the server up on what the seat has not yet
+perceived, in history order):
+
+    first call      init, perceive {status:start, message:<seat>},
+                    perceive {status:distribution, word:<the seat's word>}
+    round_start     perceive {status:round, round:n, message:<host text>}  (no name)
+    statement       perceive {status:round, round:n, name:<speaker>, message:<text>}
+                    (the seat's own statements are not echoed back)
+    vote            perceive {status:vote, round:n, name:<voter>, message:<target>}
+                    (the seat's own vote and abstentions are not sent: the reference
+                    does `req.name + ': ' + req.message`, i.e. it expects a name there)
+    vote_result     perceive {status:vote_result, round:n, name:X, message:X};
+                    nobody out: {status:vote_result, round:n, message:""} (no name) —
+                    reference agents test `req.name` and print `req.message`
+    foul + elimination for a foul
+                    perceive {status:vote_result, name:X, message:X} for the
+                    elimination (the protocol's only "player X is out" message);
+                    the foul notice itself is not sent
+    start, end      not sent (start is the setup above; the outcome goes through
+                    `finish`, status `result`)
+    speak           interact {status:round, round:n}             -> result = statement
+    vote            interact {status:vote, round:n, message:"A,B,C"} (obs.options,
+                    i.e. the other live players) -> result = one name
+
+History items are sent at most once (an item whose perceive failed is not resent);
+the setup is redone until it has fully succeeded (init clears the server's memory,
+so it is idempotent). A perceive with success=false, an interact without a string
+result, an HTTP error status, or an unreadable body raise `AgentError`, which the
+runner turns into a foul (statement) or an abstention (vote).
+
+One reference server is one player in one game: its `SimpleMemory.memories` is a
+class attribute shared by the whole process and `init`/`start` clear it, and the
+protocol carries no match id. This adapter keeps its own state per (match, seat)
+and is safe in concurrent matches, but a given server should sit in one seat of
+one match at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from sdk import Agent, AgentError, MatchMemory, Observation
+from sdk.errors import AgentErrorKind
+from sdk.remote import resolve_src
+
+ROUTES = ("init", "perceive", "interact", "getModelName", "checkHealth")
+STATUS_START = "start"
+STATUS_DISTRIBUTION = "distribution"
+STATUS_ROUND = "round"
+STATUS_VOTE = "vote"
+STATUS_VOTE_RESULT = "vote_result"
+STATUS_RESULT = "result"
+
+
+@dataclass
+class _SeatState:
+    """Protocol state of one seat in one match."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    ready: bool = False  # init + start + distribution all succeeded
+    sent: int = 0  # history items already handled (perceived or deliberately skipped)
+    perceived: list[dict[str, Any]] = field(default_factory=list)  # what was sent, for debugging
+
+
+def _vote_target(who: str, text: str, seats: list[str]) -> str | None:
+    """The target of a spy `vote` history item ('P1 votes for P3.'), None for abstentions."""
+    prefix = f"{who} votes for "
+    if text.startswith(prefix):
+        target = text[len(prefix):].rstrip(".").strip()
+        if not seats or target in seats:
+            return target or None
+    return None
+
+
+def _voted_out(text: str, seats: list[str]) -> str | None:
+    """The eliminated seat from a `vote_result` text ('P3 is voted out with 2 vote(s).')."""
+    for seat in sorted(seats, key=len, reverse=True):
+        if text.startswith(f"{seat} is voted out"):
+            return seat
+    return None
+
+
+class WiSAgent(Agent):
+    """Arena-side proxy for an agent served with the WiS protocol (spy only).
+
+    base_url: the server's base URL (the routes are `{base_url}/agent/...`), or a
+    Space id. timeout: seconds for one `speak`/`vote` (all its POSTs together),
+    capped by the observation's own limit.
+    """
+
+    description = "An agent speaking the original WiS platform's HTTP protocol."
+    games: tuple[str, ...] = ("spy",)
+
+    def __init__(self, base_url: str, timeout: float = 10.0, name: str | None = None, *,
+                 max_reply_bytes: int = 64_000, max_matches: int = 1024) -> None:
+        self.base_url = resolve_src(base_url).rstrip("/")
+        super().__init__(name or f"wis:{self.base_url}")
+        self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
+        headers = {"Content-Type": "application/json"}
+        token = os.environ.get("HF_TOKEN") if ".hf.space" in self.base_url else None
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._client = httpx.Client(headers=headers, follow_redirects=True,
+                                    limits=httpx.Limits(max_connections=64))
+        self._memory = MatchMemory(max_matches=max_matches)  # match_id -> {seat: _SeatState}
+        self._lock = threading.Lock()
+
+    # -- transport ------------------------------------------------------------
+    def _post(self, route: str, body: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """POST one protocol call; returns the decoded `{success, result, errMsg}`."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AgentError("timeout", f"out of time before /agent/{route}", agent=self.name)
+        payload = {k: v for k, v in body.items() if v is not None}
+        try:
+            with self._client.stream("POST", f"{self.base_url}/agent/{route}", json=payload,
+                                     timeout=httpx.Timeout(remaining)) as response:
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) > self.max_reply_bytes:
+                        raise AgentError("bad_reply", f"/agent/{route}: reply larger than "
+                                         f"{self.max_reply_bytes} bytes", agent=self.name)
+                    if time.monotonic() > deadline:
+                        raise AgentError("timeout", f"/agent/{route}: no complete reply in time",
+                                         agent=self.name)
+                status = response.status_code
+        except httpx.TimeoutException as exc:
+            raise AgentError("timeout", f"/agent/{route}: no reply in time", agent=self.name) from exc
+        except httpx.HTTPError as exc:
+            raise AgentError("unreachable", f"/agent/{route}: {type(exc).__name__}: {exc}",
+                             agent=self.name) from exc
+        text = bytes(data).decode("utf-8", "replace")
+        if status != 200:
+            kind: AgentErrorKind
+            if status in (401, 403, 422):
+                kind = "refused"
+            elif status in (404, 502, 503, 504):
+                kind = "unreachable"
+            else:
+                kind = "agent_failed"
+            raise AgentError(kind, f"/agent/{route}: HTTP {status}: {text[:200]}", agent=self.name)
+        try:
+            decoded = json.loads(text)
+        except ValueError as exc:
+            raise AgentError("bad_reply", f"/agent/{route}: not JSON: {text[:120]!r}",
+                             agent=self.name) from exc
+        if not isinstance(decoded, dict) or not isinstance(decoded.get("success"), bool):
+            raise AgentError("bad_reply", f"/agent/{route}: not a {{success, result, errMsg}} "
+                             f"object: {text[:120]!r}", agent=self.name)
+        if not decoded["success"]:
+            raise AgentError("agent_failed", f"/agent/{route}: success=false: "
+                             f"{str(decoded.get('errMsg') or 'no errMsg')[:300]}", agent=self.name)
+        return decoded
+
+    # -- per-match state ------------------------------------------------------
+    def _state(self, match_id: str, seat: str) -> _SeatState:
+        with self._lock:
+            seats = self._memory.get(match_id)
+            state = seats.get(seat)
+            if state is None:
+                state = seats[seat] = _SeatState()
+            return state
+
+    def _perceive(self, state: _SeatState, body: dict[str, Any], deadline: float) -> None:
+        body = {"status": body["status"], **body}
+        state.perceived.append(body)
+        self._post("perceive", body, deadline)
+
+    def _catch_up(self, obs: Observation, state: _SeatState, deadline: float) -> None:
+        if not state.ready:
+            word = obs.private.facts.get("word")
+            if not isinstance(word, str) or not word:
+                raise AgentError("refused", "the observation carries no word for the seat",
+                                 agent=self.name)
+            self._post("init", {}, deadline)
+            self._perceive(state, {"status": STATUS_START, "message": obs.you}, deadline)
+            self._perceive(state, {"status": STATUS_DISTRIBUTION, "word": word}, deadline)
+            state.ready = True
+        history = obs.history
+        state.sent = min(state.sent, len(history))
+        while state.sent < len(history):
+            i = state.sent
+            body = self._map_item(obs, i)
+            state.sent = i + 1  # at most once, even if the perceive below fails
+            if body is not None:
+                self._perceive(state, body, deadline)
+
+    @staticmethod
+    def _map_item(obs: Observation, i: int) -> dict[str, Any] | None:
+        """The perceive body for history item i, or None when it is not sent."""
+        item = obs.history[i]
+        if item.kind == "round_start":
+            return {"status": STATUS_ROUND, "round": item.round, "message": item.text}
+        if item.kind == "statement":
+            if item.who == obs.you:
+                return None
+            return {"status": STATUS_ROUND, "round": item.round, "name": item.who, "message": item.text}
+        if item.kind == "vote":
+            target = _vote_target(item.who, item.text, obs.seats)
+            if item.who == obs.you or target is None:
+                return None
+            return {"status": STATUS_VOTE, "round": item.round, "name": item.who, "message": target}
+        if item.kind == "vote_result":
+            nxt = obs.history[i + 1] if i + 1 < len(obs.history) else None
+            if nxt is not None and nxt.kind == "elimination" and nxt.round == item.round:
+                out: str | None = nxt.who
+            else:
+                out = _voted_out(item.text, obs.seats)
+            if out:
+                return {"status": STATUS_VOTE_RESULT, "round": item.round, "name": out, "message": out}
+            return {"status": STATUS_VOTE_RESULT, "round": item.round, "message": ""}
+        if item.kind == "elimination":
+            prev = obs.history[i - 1] if i > 0 else None
+            if prev is not None and prev.kind == "vote_result" and prev.round == item.round:
+                return None  # already told by the vote_result
+            return {"status": STATUS_VOTE_RESULT, "round": item.round, "name": item.who,
+                    "message": item.who}
+        return None  # start, foul, end, anything else
+
+    # -- the verbs -----------------------------------------------------------
+    def _turn(self, obs: Observation, interact: dict[str, Any]) -> str:
+        if obs.game != "spy":
+            raise AgentError("refused", f"a WiS agent only plays spy, not {obs.game}", agent=self.name)
+        deadline = time.monotonic() + min(self.timeout, obs.limits.seconds)
+        state = self._state(obs.match_id, obs.you)
+        if not state.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise AgentError("timeout", "the previous call for this seat is still running",
+                             agent=self.name)
+        try:
+            self._catch_up(obs, state, deadline)
+            reply = self._post("interact", interact, deadline)
+        finally:
+            state.lock.release()
+        result = reply.get("result")
+        if not isinstance(result, str):
+            raise AgentError("bad_reply", f"/agent/interact: no result "
+                             f"({str(reply.get('errMsg') or 'no errMsg')[:200]})", agent=self.name)
+        return result
+
+    def speak(self, obs: Observation) -> str:
+        return self._turn(obs, {"status": STATUS_ROUND, "round": obs.round})
+
+    def vote(self, obs: Observation) -> str:
+        return self._turn(obs, {"status": STATUS_VOTE, "round": obs.round,
+                                "message": ",".join(obs.options)})
+
+    def answer(self, obs: Observation) -> str:
+        raise AgentError("refused", "the WiS protocol has no 'answer' verb", agent=self.name)
+
+    # -- end of match, info, lifecycle -----------------------------------------
+    def finish(self, match_id: str, outcome_text: str, timeout: float | None = None) -> dict[str, str]:
+        """Tell every seat of the match that reached the server the outcome
+        (perceive {status: result, message}) and forget the match.
+        Returns {seat: "ok" | error}; never raises for the server's failures."""
+        with self._lock:
+            seats = self._memory.get(match_id)
+            states = dict(seats)
+        self._memory.forget(match_id)
+        done: dict[str, str] = {}
+        for seat, state in states.items():
+            if not state.ready:
+                continue
+            deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+            with state.lock:
+                try:
+                    self._perceive(state, {"status": STATUS_RESULT, "message": outcome_text}, deadline)
+                    done[seat] = "ok"
+                except AgentError as exc:
+                    done[seat] = str(exc)
+        return done
+
+    @staticmethod
+    def result_message(result: dict[str, Any], language: str = "en") -> str:
+        """Outcome text for `finish` from a spy `result()`; the Chinese form carries
+        '卧底是<name>', which the reference's example agent looks for."""
+        spy = result.get("spy", "")
+        words = result.get("words") or {}
+        spy_word = words.get(spy, "")
+        civ_word = next((w for s, w in words.items() if s != spy), "")
+        if language == "zh":
+            winner = "卧底" if result.get("winner") == "spy" else "平民"
+            return f"游戏结束，{winner}获胜。卧底是{spy}，卧底词是「{spy_word}」，平民词是「{civ_word}」。"
+        winner = "the spy" if result.get("winner") == "spy" else "the civilians"
+        return (f"Game over: {winner} win. The spy was {spy} ('{spy_word}'); "
+                f"the civilians' word was '{civ_word}'.")
+
+    def protocol_log(self, match_id: str, seat: str) -> list[dict[str, Any]]:
+        """The perceive bodies sent so far for one seat of a live match (for debugging)."""
+        with self._lock:
+            state = self._memory.get(match_id).get(seat)
+        return list(state.perceived) if state else []
+
+    def info(self) -> dict[str, Any]:
+        """Base info plus the server's model name; raises AgentError if the server
+        does not answer getModelName and checkHealth as a WiS agent."""
+        deadline = time.monotonic() + self.timeout
+        model = self._post("getModelName", {}, deadline).get("result")
+        self._post("checkHealth", {}, deadline)
+        return {**super().info(), "protocol": "wis", "base_url": self.base_url,
+                "model_name": model if isinstance(model, str) else None, "healthy": True}
+
+    def close(self) -> None:
+        self._client.close()
