@@ -10,7 +10,6 @@ from .memory import MatchMemory
 from .observation import ABSTAIN, HistoryItem, Limits, Observation, PrivateInfo
 from .parsing import Choice, parse_choice
 from .remote import RemoteAgent
-from .serve import serve
 from .usage import LLMText, Usage
 
 __all__ = [
@@ -18,3 +17,13 @@ __all__ = [
     "MatchMemory", "Observation", "PrivateInfo", "RemoteAgent", "Reply", "Usage", "__version__",
     "local_caller", "openai_caller", "parse_choice", "scripted_caller", "serve",
 ]
+
+
+def __getattr__(name: str):
+    # gradio is only imported when an agent is served, so `RemoteAgent` users and
+    # `python -m sdk schema` stay light
+    if name == "serve":
+        from .serving import serve
+
+        return serve
+    raise AttributeError(f"module 'sdk' has no attribute {name!r}")

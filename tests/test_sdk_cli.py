@@ -83,7 +83,7 @@ def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
     assert result.returncode == 0, result.stderr
     assert "Sly Fox" in result.stdout
 
-    for rel in ("README.md", "app.py", "requirements.txt", "sdk/__init__.py", "sdk/serve.py",
+    for rel in ("README.md", "app.py", "requirements.txt", "sdk/__init__.py", "sdk/serving.py",
                 "sdk/callers/openai_caller.py", "sdk/callers/local_caller.py"):
         assert (target / rel).is_file(), rel
     assert not list(target.rglob("__pycache__"))
@@ -203,7 +203,7 @@ def test_deploy_stages_a_vendored_sdk_without_touching_the_folder(tmp_path):
     ((_, up),) = api.named("upload_folder")
     assert up["repo_id"] == "alice/sly-fox" and up["repo_type"] == "space"
     assert Path(up["folder_path"]) != folder
-    assert {"app.py", "README.md", "requirements.txt", "sdk/__init__.py", "sdk/serve.py",
+    assert {"app.py", "README.md", "requirements.txt", "sdk/__init__.py", "sdk/serving.py",
             "sdk/callers/openai_caller.py"} <= api.uploaded
     assert ".env" not in api.uploaded
     assert not any("__pycache__" in f or f.endswith(".pyc") for f in api.uploaded)

@@ -14,6 +14,8 @@ from ..prompts import Message
 from ..usage import LLMText, Usage
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MAX_PROMPT_TOKENS = 1536
+KEEP_HEAD_TOKENS = 256
 
 _lock = threading.Lock()
 _generate_lock = threading.Lock()
@@ -73,7 +75,12 @@ def local_caller(max_new_tokens: int = 96, temperature: float = 0.0,
         prompt = tokenizer.apply_chat_template(
             _text_only(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
-        input_ids = prompt["input_ids"][:, -1536:]  # keep the newest context within budget
+        input_ids = prompt["input_ids"]
+        if input_ids.shape[1] > MAX_PROMPT_TOKENS:
+            # keep the head (system prompt, chat header) and the newest context
+            head = input_ids[:, :KEEP_HEAD_TOKENS]
+            tail = input_ids[:, -(MAX_PROMPT_TOKENS - KEEP_HEAD_TOKENS):]
+            input_ids = torch.cat([head, tail], dim=1)
         kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens,
                                   "pad_token_id": tokenizer.eos_token_id}
         if temperature > 0:

@@ -43,7 +43,10 @@ def openai_caller(
         except openai.APIConnectionError as exc:
             raise AgentError("unreachable", f"model endpoint unreachable: {exc}") from exc
         except openai.APIStatusError as exc:
-            raise AgentError("refused", f"model endpoint answered {exc.status_code}: {exc.message}") from exc
+            # a refusal by the *model* provider (bad key, rate limit, 5xx) is the agent's
+            # failure; "refused" is kept for the agent refusing the arena's call
+            raise AgentError("agent_failed",
+                             f"model endpoint answered {exc.status_code}: {exc.message}") from exc
         except openai.APIError as exc:
             raise AgentError("agent_failed", f"model endpoint error: {exc}") from exc
         if not response.choices:

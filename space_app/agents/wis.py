@@ -82,7 +82,6 @@ class _SeatState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     ready: bool = False  # init + start + distribution all succeeded
     sent: int = 0  # history items already handled (perceived or deliberately skipped)
-    perceived: list[dict[str, Any]] = field(default_factory=list)  # what was sent, for debugging
 
 
 def _vote_target(who: str, text: str, seats: list[str]) -> str | None:
@@ -108,14 +107,15 @@ class WiSAgent(Agent):
 
     base_url: the server's base URL (the routes are `{base_url}/agent/...`), or a
     Space id. timeout: seconds for one `speak`/`vote` (all its POSTs together),
-    capped by the observation's own limit.
+    capped by the observation's own limit. transport: an httpx transport (tests).
     """
 
     description = "An agent speaking the original WiS platform's HTTP protocol."
     games: tuple[str, ...] = ("spy",)
 
     def __init__(self, base_url: str, timeout: float = 10.0, name: str | None = None, *,
-                 max_reply_bytes: int = 64_000, max_matches: int = 1024) -> None:
+                 max_reply_bytes: int = 64_000, max_matches: int = 1024,
+                 transport: httpx.BaseTransport | None = None) -> None:
         self.base_url = resolve_src(base_url).rstrip("/")
         super().__init__(name or f"wis:{self.base_url}")
         self.timeout = timeout
@@ -124,7 +124,7 @@ class WiSAgent(Agent):
         token = os.environ.get("HF_TOKEN") if ".hf.space" in self.base_url else None
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        self._client = httpx.Client(headers=headers, follow_redirects=True,
+        self._client = httpx.Client(headers=headers, follow_redirects=True, transport=transport,
                                     limits=httpx.Limits(max_connections=64))
         self._memory = MatchMemory(max_matches=max_matches)  # match_id -> {seat: _SeatState}
         self._lock = threading.Lock()
@@ -186,9 +186,7 @@ class WiSAgent(Agent):
                 state = seats[seat] = _SeatState()
             return state
 
-    def _perceive(self, state: _SeatState, body: dict[str, Any], deadline: float) -> None:
-        body = {"status": body["status"], **body}
-        state.perceived.append(body)
+    def _perceive(self, body: dict[str, Any], deadline: float) -> None:
         self._post("perceive", body, deadline)
 
     def _catch_up(self, obs: Observation, state: _SeatState, deadline: float) -> None:
@@ -198,8 +196,8 @@ class WiSAgent(Agent):
                 raise AgentError("refused", "the observation carries no word for the seat",
                                  agent=self.name)
             self._post("init", {}, deadline)
-            self._perceive(state, {"status": STATUS_START, "message": obs.you}, deadline)
-            self._perceive(state, {"status": STATUS_DISTRIBUTION, "word": word}, deadline)
+            self._perceive({"status": STATUS_START, "message": obs.you}, deadline)
+            self._perceive({"status": STATUS_DISTRIBUTION, "word": word}, deadline)
             state.ready = True
         history = obs.history
         state.sent = min(state.sent, len(history))
@@ -208,7 +206,7 @@ class WiSAgent(Agent):
             body = self._map_item(obs, i)
             state.sent = i + 1  # at most once, even if the perceive below fails
             if body is not None:
-                self._perceive(state, body, deadline)
+                self._perceive(body, deadline)
 
     @staticmethod
     def _map_item(obs: Observation, i: int) -> dict[str, Any] | None:
@@ -286,12 +284,16 @@ class WiSAgent(Agent):
             if not state.ready:
                 continue
             deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-            with state.lock:
-                try:
-                    self._perceive(state, {"status": STATUS_RESULT, "message": outcome_text}, deadline)
-                    done[seat] = "ok"
-                except AgentError as exc:
-                    done[seat] = str(exc)
+            if not state.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                done[seat] = "timeout: a call for this seat is still running"
+                continue
+            try:
+                self._perceive({"status": STATUS_RESULT, "message": outcome_text}, deadline)
+                done[seat] = "ok"
+            except AgentError as exc:
+                done[seat] = str(exc)
+            finally:
+                state.lock.release()
         return done
 
     @staticmethod
@@ -308,12 +310,6 @@ class WiSAgent(Agent):
         winner = "the spy" if result.get("winner") == "spy" else "the civilians"
         return (f"Game over: {winner} win. The spy was {spy} ('{spy_word}'); "
                 f"the civilians' word was '{civ_word}'.")
-
-    def protocol_log(self, match_id: str, seat: str) -> list[dict[str, Any]]:
-        """The perceive bodies sent so far for one seat of a live match (for debugging)."""
-        with self._lock:
-            state = self._memory.get(match_id).get(seat)
-        return list(state.perceived) if state else []
 
     def info(self) -> dict[str, Any]:
         """Base info plus the server's model name; raises AgentError if the server
