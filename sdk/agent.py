@@ -50,6 +50,10 @@ class Agent:
     def answer(self, obs: Observation) -> str:
         raise NotImplementedError(f"{type(self).__name__} does not implement answer")
 
+    def prepare(self) -> None:
+        """Called once before a match, outside any time limit: load a model, wake a
+        sleeping Space. Default: nothing to do."""
+
     def act(self, obs: Observation) -> Reply:
         """Dispatch on `obs.verb`; the runner calls this."""
         text = getattr(self, obs.verb)(obs)

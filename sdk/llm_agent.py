@@ -48,6 +48,12 @@ class LLMAgent(Agent):
         self.max_history = max_history
         self.description = description
 
+    def prepare(self) -> None:
+        # e.g. local_caller loads its model here, so the first turn is not a timeout
+        prepare = getattr(self.llm_caller, "prepare", None)
+        if callable(prepare):
+            prepare()
+
     # -- prompt building -------------------------------------------------
     def build_messages(self, obs: Observation) -> list[Message]:
         fields = render_fields(obs, self.max_history)

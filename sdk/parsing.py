@@ -30,7 +30,9 @@ _EXPLICIT = re.compile(
     r"i\s+(?:will\s+)?(?:vote(?:\s+for)?|choose|pick|select|propose)|"
     r"最终答案|我投给|我投|投票给|我选)\s*(?:is|are|=|:|：|-|—)?"
     r"|(?:answer|vote|choice|team|pick|答案|投票|选择)\s*(?:is|are|=|:|：))"
-    r"\s*(?P<rest>[^\n]*)",
+    # `rest` is a lookahead, so a later marker on the same line is still found
+    # ("Final answer: P2. Actually, final answer: P7" -> P7)
+    r"\s*(?=(?P<rest>[^\n]*))",
     re.IGNORECASE,
 )
 
@@ -152,8 +154,13 @@ def parse_choice(text: object, options: list[str], pick: int = 1,
         return done(picks, "json")
 
     # 2. explicit final answer: the last one that names options wins
-    for m in reversed(list(_EXPLICIT.finditer(body))):
-        rest = m.group("rest")
+    markers = list(_EXPLICIT.finditer(body))
+    for i in reversed(range(len(markers))):
+        m = markers[i]
+        end = m.end("rest")
+        if i + 1 < len(markers):  # stop at the next marker on the same line
+            end = min(end, markers[i + 1].start())
+        rest = body[m.start("rest"):end]
         named = find_options(rest, options)
         if named:
             return done(named[:pick] if len(named) > pick and pick == 1 else named, "explicit")

@@ -210,6 +210,10 @@ class RemoteAgent(Agent):
             self._info = info
         return info
 
+    def prepare(self) -> None:
+        """Wait out a sleeping or building Space (backoff up to `wake_timeout`)."""
+        self.info(wait=True)
+
     def act(self, obs: Observation) -> Reply:
         data = [obs.model_dump(mode="json"), self.secret]
         return self._to_reply(self._post("act", data, self._deadline(obs)))

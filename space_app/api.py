@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -24,6 +24,9 @@ from .registry import RegistrationError, register_agent
 from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
 from .store import Store
+
+if TYPE_CHECKING:
+    from .sync import RecordSync
 
 MAX_SEATS = 12
 RANDOM_FILL = "(random fill)"
@@ -42,9 +45,11 @@ class MatchRequest(BaseModel):
 
 
 class ArenaAPI:
-    def __init__(self, config: ArenaConfig, store: Store | None = None) -> None:
+    def __init__(self, config: ArenaConfig, store: Store | None = None,
+                 sync: RecordSync | None = None) -> None:
         self.config = config
         self.store = store or Store(config.db)
+        self.sync = sync  # copies registry changes (and, via arena.on_finished, matches) to a dataset
         self.arena = Arena(self.store)
         self.arena.catalogue.remote_timeout = config.remote_timeout
         self._running: Counter[str] = Counter()
@@ -77,6 +82,8 @@ class ArenaAPI:
                                  timeout=self.config.remote_timeout)
         except RegistrationError as exc:
             raise ApiError(str(exc)) from exc
+        if self.sync is not None:
+            self.sync.record_agent(reg.agent_id)
         return {"agent_id": reg.agent_id, "name": reg.name, "info": reg.info}
 
     def remove_agent(self, agent_id: str, owner: str) -> str:
@@ -87,6 +94,8 @@ class ArenaAPI:
             raise ApiError("only the owner can remove this agent")
         self.store.deactivate_agent(agent_id)
         self.arena.catalogue.forget(agent_id)
+        if self.sync is not None:
+            self.sync.record_agent(agent_id)
         return f"removed {agent_id}"
 
     def list_agents(self) -> list[dict[str, Any]]:

@@ -8,11 +8,19 @@ import gradio as gr
 
 from .api import ArenaAPI
 from .config import ArenaConfig
+from .store import Store
+from .sync import sync_for
 from .ui.app import build_app, launch_kwargs
 
 
-def create_arena(config: ArenaConfig | None = None) -> tuple[gr.Blocks, dict[str, Any]]:
+def create_arena(config: ArenaConfig | None = None, *, hf_api: Any = None,
+                 fs: Any = None) -> tuple[gr.Blocks, dict[str, Any]]:
+    """`hf_api`/`fs` replace the Hub client and file system of the dataset sync (tests)."""
     config = config or ArenaConfig.from_env()
-    api = ArenaAPI(config)
+    store = Store(config.db)
+    sync = sync_for(store, config, hf_api=hf_api, fs=fs)  # restores before the demo matches
+    api = ArenaAPI(config, store, sync=sync)
+    if sync is not None:
+        api.arena.on_finished.append(sync.record_match)
     api.warm_up()
     return build_app(api), launch_kwargs()

@@ -4,11 +4,14 @@ the runner, write every step to the store. The CLI, the UI and the API all use i
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from sdk.agent import LOCAL_AGENT_THREADS
 
 from .agents.catalogue import AgentCatalogue
 from .games import get_game
@@ -16,6 +19,7 @@ from .games.base import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .store import Store
 
+log = logging.getLogger(__name__)
 LiveCallback = Callable[[list[tuple[int, Event]]], None]
 
 
@@ -35,6 +39,7 @@ class Arena:
     def __init__(self, store: Store, catalogue: AgentCatalogue | None = None) -> None:
         self.store = store
         self.catalogue = catalogue or AgentCatalogue(store)
+        self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
 
     def _display_name(self, spec: str) -> str:
         row = self.store.get_agent(spec.split("+")[0])
@@ -70,11 +75,31 @@ class Arena:
             if on_events is not None:
                 on_events(items)
 
+        await self._prepare(seat_agents)
         outcome = await play(game, seat_agents, sink)
         self.store.finish_match(game.match_id, outcome.status, outcome.result or None,
                                 outcome.error or None)
+        for listener in list(self.on_finished):
+            try:
+                listener(game.match_id)
+            except Exception:  # noqa: BLE001 - a listener never breaks a match
+                log.exception("on_finished listener %r failed for %s", listener, game.match_id)
         self._note_calls(outcome, seat_agents)
         return outcome
+
+    async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> None:
+        """Let each agent load its model or wake its Space before the clock starts.
+        A failure here is not fatal: the agent's turns will show what goes wrong."""
+        loop = asyncio.get_running_loop()
+        unique = {id(s.agent): s.agent for s in seat_agents.values()}.values()
+
+        async def one(agent: Any) -> None:
+            try:
+                await loop.run_in_executor(LOCAL_AGENT_THREADS, agent.prepare)
+            except Exception as exc:  # noqa: BLE001 - reported through the match itself
+                log.warning("preparing %s failed: %s", getattr(agent, "name", agent), exc)
+
+        await asyncio.gather(*(one(a) for a in unique))
 
     def _note_calls(self, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
         calls: Counter[str] = Counter()

@@ -307,6 +307,34 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())
 
+    def import_match(self, record: dict[str, Any]) -> bool:
+        """Insert a match exactly as `get_match()` returned it (row, seats in order, events
+        with their original seq), in one transaction. False if the id is already stored."""
+        match_id = str(record["id"])
+        match_row = {"id": match_id, "game": str(record["game"]), "seed": int(record["seed"]),
+                     "settings": record.get("settings") or {}, "status": str(record["status"]),
+                     "tag": record.get("tag") or "", "owner": record.get("owner") or "",
+                     "created_at": float(record["created_at"]),
+                     "finished_at": record.get("finished_at"), "result": record.get("result"),
+                     "error": record.get("error")}
+        seat_rows = [{"match_id": match_id, "seat": str(s["seat"]), "position": i,
+                      "agent_id": str(s["agent_id"]), "agent_name": str(s.get("agent_name") or s["agent_id"])}
+                     for i, s in enumerate(record.get("seats") or [])]
+        event_rows = [{"match_id": match_id, "seq": int(e["seq"]), "kind": str(e["kind"]),
+                       "actor": str(e["actor"]), "round": e.get("round"), "visible_to": e.get("visible_to"),
+                       "text": e.get("text") or "", "data": e.get("data") or {},
+                       "created_at": float(e.get("created_at") or match_row["created_at"])}
+                      for e in record.get("events") or []]
+        with self._write_lock, self.engine.begin() as conn:
+            if conn.execute(select(matches.c.id).where(matches.c.id == match_id)).first():
+                return False
+            conn.execute(insert(matches).values(**match_row))
+            if seat_rows:
+                conn.execute(insert(seats), seat_rows)
+            if event_rows:
+                conn.execute(insert(events), event_rows)
+        return True
+
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)

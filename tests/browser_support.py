@@ -22,6 +22,8 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_COMMAND = "apt-get update -qq && apt-get install -y -qq chromium"
+# optional: without a colour emoji font the UI's icons are blank boxes in screenshots
+EMOJI_FONT_COMMAND = "apt-get install -y -qq fonts-noto-color-emoji"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +50,7 @@ def find_chromium() -> str:
             if result.returncode != 0:
                 pytest.fail(f"installing Chromium failed ({INSTALL_COMMAND}):\n"
                             f"{result.stdout[-2000:]}\n{result.stderr[-2000:]}", pytrace=False)
+            subprocess.run(["bash", "-c", EMOJI_FONT_COMMAND], capture_output=True, timeout=600)
     if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
         return str(CHROMIUM)
     pytest.fail(f"Chromium not found at {CHROMIUM}. Install it with: {INSTALL_COMMAND} "

@@ -12,10 +12,10 @@ from typing import Any
 import gradio as gr
 import httpx
 import pytest
+from browser_support import running_arena
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
-from browser_support import running_arena
 from sdk import Agent, Observation, Reply, serve
 from space_app.config import ArenaConfig
 
@@ -237,6 +237,9 @@ def test_space_mode_refuses_private_addresses(arena, launch):
     client = client_for(url)
     message = assert_refused(client, agent_url, "non-public")
     assert "127.0.0.1" in message
+    # without a signed-in user a Space refuses registration before looking at the URL
+    anonymous = client_for(arena(space_id="x/y", allow_private_urls=False))
+    assert_refused(anonymous, agent_url, "sign in")
 
 
 # -- failures during a match -------------------------------------------------------------

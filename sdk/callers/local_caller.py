@@ -98,4 +98,5 @@ def local_caller(max_new_tokens: int = 96, temperature: float = 0.0,
                                    completion_tokens=int(new_tokens.shape[0])))
 
     llm_caller.model = "SmolLM2-135M-Instruct (embedded)"  # type: ignore[attr-defined]
+    llm_caller.prepare = load_local_model  # type: ignore[attr-defined]
     return llm_caller

@@ -60,6 +60,11 @@ class AgentCatalogue:
         with self._lock:
             return self._cache.setdefault(spec, agent)
 
+    def add(self, spec: str, agent: Agent) -> None:
+        """Seat a ready-made agent object under `spec` (benchmarks, tests, embedding apps)."""
+        with self._lock:
+            self._cache[spec] = agent
+
     def forget(self, spec: str) -> None:
         with self._lock:
             for key in [k for k in self._cache if k == spec or k.startswith(spec + "+")]:

@@ -40,6 +40,9 @@ class _Wrapper(Agent):
         self.games = base.games
         self.description = f"{base.description} [{self.label}]".strip()
 
+    def prepare(self) -> None:
+        self.base.prepare()
+
     def speak(self, obs: Observation) -> str:
         return self.base.act(obs).text
 

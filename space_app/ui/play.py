@@ -58,8 +58,10 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 send = gr.Button("Send", scale=1)
             result = gr.Markdown("", elem_id="play-result")
 
-    async def run(game_id: str, lang: str, seed_value: float | None, take: bool, *rest: Any,
-                  request: gr.Request):
+    # the six seats are named parameters: Gradio cannot inject `request` after `*args`
+    async def run(game_id: str, lang: str, seed_value: float | None, take: bool, s1: str, s2: str,
+                  s3: str, s4: str, s5: str, s6: str, request: gr.Request):
+        rest = (s1, s2, s3, s4, s5, s6)
         visitor = visitor_of(request)
         req = {"game": game_id, "seats": [s or "" for s in rest],
                "seed": int(seed_value) if seed_value not in (None, "") else None,

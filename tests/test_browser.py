@@ -1,0 +1,160 @@
+"""The arena in a real browser: play a demo match, replay it through its share link,
+step through it, look through a seat's eyes, and visit every tab. Screenshots of each
+tab go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from browser_support import chromium_browser, running_arena, screenshot
+
+from space_app.config import ArenaConfig
+
+pytestmark = pytest.mark.browser
+
+WAIT = 60_000  # ms; the machine has 2 CPU cores and Gradio's first load is heavy
+MATCH_ID = re.compile(r"match\s+([0-9a-f]{12})")
+STEP = re.compile(r"Step\s+(\d+)\s*/\s*(\d+)")
+
+
+@pytest.fixture(scope="module")
+def arena_url(tmp_path_factory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("arena") / "arena.db"
+    with running_arena(ArenaConfig(db=str(db), demo_matches=1, allow_private_urls=True)) as (_, url):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(arena_url) -> Iterator[Any]:
+    # after the arena: create_arena's warm-up uses asyncio.run, which refuses to run
+    # inside the event loop Playwright's sync API keeps in this thread
+    with chromium_browser() as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    page.dialogs = []  # type: ignore[attr-defined]
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.errors = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def tab(page: Any, name: str) -> Any:
+    return page.get_by_role("tab", name=name, exact=True)
+
+
+def open_tab(page: Any, name: str) -> None:
+    from playwright.sync_api import expect
+
+    tab(page, name).click()
+    expect(tab(page, name)).to_have_attribute("aria-selected", "true")
+
+
+def step_of(page: Any) -> tuple[int, int]:
+    text = page.locator("#replay-position").inner_text()
+    found = STEP.search(text)
+    assert found, f"no step position in {text!r}"
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_play_replay_and_every_tab(page, arena_url):
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    expect(tab(page, "Play")).to_have_attribute("aria-selected", "true")
+    start = page.locator("#start-match")
+    expect(start).to_be_visible()
+
+    # -- play a demo match between house agents (the default seats) --------------------
+    start.click()
+    expect(page.locator("#live-transcript .da-statement").first).to_be_visible()
+    status = page.locator("#play-status")
+    expect(status).to_contain_text("Finished", timeout=2 * WAIT)
+    found = MATCH_ID.search(status.inner_text())
+    assert found, status.inner_text()
+    match_id = found.group(1)
+    expect(page.locator("#play-result")).to_contain_text("Winner")
+    expect(page.locator("#live-transcript")).to_contain_text("Game over")
+    screenshot(page, "play")
+
+    # -- the share link opens the replay on the Watch tab --------------------------------
+    page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
+    expect(tab(page, "Watch")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#replay-header")).to_contain_text(match_id)
+    transcript = page.locator("#replay-transcript")
+    expect(transcript.locator(".da-statement").first).to_be_visible()
+    expect(transcript).to_contain_text("Word pair:")  # the spectator sees the setup
+    expect(page.locator("#replay-position")).to_contain_text("spectator view")
+    expect(page.locator("#share-link")).to_contain_text(f"?match={match_id}")
+
+    # -- step back and forward ---------------------------------------------------------------
+    last, total = step_of(page)
+    assert last == total > 1
+    page.locator("#step-back").click()
+    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 1} / {total}")
+    page.locator("#step-back").click()
+    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 2} / {total}")
+    expect(transcript).not_to_contain_text("Game over")  # the end is not shown yet
+    page.locator("#step-forward").click()
+    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 1} / {total}")
+    page.locator("#step-forward").click()
+    expect(page.locator("#replay-position")).to_contain_text(f"Step {total} / {total}")
+    expect(transcript).to_contain_text("Game over")
+    screenshot(page, "watch")
+
+    # -- what P1 saw -----------------------------------------------------------------------
+    page.locator("#replay-view").get_by_text("P1", exact=True).click()
+    expect(page.locator("#replay-position")).to_contain_text("what P1 saw")
+    expect(transcript).to_contain_text("Your secret word is")
+    expect(transcript).not_to_contain_text("Word pair:")
+    seat_step, seat_total = step_of(page)
+    assert seat_step == seat_total and seat_total < total
+    screenshot(page, "seat-view")
+
+    # -- leaderboard, agents, about ------------------------------------------------------------
+    open_tab(page, "Leaderboard")
+    board = page.locator("#leaderboard-table")
+    expect(board).to_contain_text("house:heuristic")
+    expect(board).to_contain_text("house:random")
+    assert board.locator("[role=row]").filter(has_text="house:").count() >= 2
+    screenshot(page, "leaderboard")
+
+    open_tab(page, "Agents")
+    expect(page.locator("#agent-list")).to_contain_text("house:heuristic")
+    expect(page.locator("#register-agent")).to_be_visible()
+    screenshot(page, "agents")
+
+    open_tab(page, "About")
+    expect(page.get_by_role("heading", name="Who is the Spy — rules")).to_be_visible()
+    expect(page.get_by_role("heading", name="Build your agent")).to_be_visible()
+    screenshot(page, "about")
+
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body
+    assert not page.dialogs, page.dialogs
+
+
+@pytest.mark.parametrize("bad", ["doesnotexist", "<script>alert(1)</script>"])
+def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
+    from playwright.sync_api import expect
+
+    page.goto(f"{arena_url}?match={quote(bad)}", wait_until="domcontentloaded")
+    expect(tab(page, "Watch")).to_have_attribute("aria-selected", "true")
+    header = page.locator("#replay-header")
+    expect(header).to_contain_text("Not found")
+    text = page.locator("body").inner_text()
+    assert "Traceback" not in text and "Error" not in header.inner_text()
+    assert not page.dialogs, f"a script ran: {page.dialogs}"
+    assert page.locator("#replay-header script").count() == 0
