@@ -102,7 +102,9 @@ class ArenaAPI:
         house = [{"id": spec, "name": spec, "kind": "house", "owner": "arena", "description": desc,
                   "games": ["spy"], "last_seen": None, "failures": 0, "calls": 0, "has_secret": False}
                  for spec, desc in HOUSE.items() for desc in [desc[0]]]
-        registered = [{k: v for k, v in a.items() if k not in ("info",)} for a in self.store.list_agents()]
+        registered = [{**{k: v for k, v in a.items() if k != "info"},
+                       "needs_secret": bool((a.get("info") or {}).get("needs_secret"))}
+                      for a in self.store.list_agents()]
         return house + registered
 
     def seat_choices(self) -> list[str]:

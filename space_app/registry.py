@@ -110,6 +110,14 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
         finally:
             remote.close()
     display = name or str(info.get("name") or src)[:MAX_NAME]
+    # the same owner registering the same source again updates that agent (e.g. to
+    # re-enter a secret after a restore) instead of creating a second one
+    for row in store.list_agents():
+        if row["owner"] == owner and row["src"] == src and row["kind"] == kind:
+            store.upsert_agent(row["id"], name=display, kind=kind, src=src, secret=secret or None,
+                               owner=owner, description=description or str(info.get("description") or ""),
+                               games=list(info.get("games") or ["spy"]), info=info)
+            return Registration(row["id"], display, info)
     agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
     store.upsert_agent(agent_id, name=display, kind=kind, src=src, secret=secret or None, owner=owner,
                        description=description or str(info.get("description") or ""),

@@ -18,7 +18,8 @@ def agents_frame(api: ArenaAPI) -> pd.DataFrame:
     return pd.DataFrame([{"id": a["id"], "name": a["name"], "kind": a["kind"], "owner": a["owner"],
                           "description": a["description"], "last seen": when(a.get("last_seen")),
                           "calls": a.get("calls", 0), "failures": a.get("failures", 0),
-                          "secret": "yes" if a.get("has_secret") else ""} for a in api.list_agents()],
+                          "secret": ("re-enter (register again)" if a.get("needs_secret")
+                                     else "yes" if a.get("has_secret") else "")} for a in api.list_agents()],
                         columns=AGENT_COLUMNS)
 
 

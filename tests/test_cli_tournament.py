@@ -1,0 +1,148 @@
+"""The headless CLI end to end: a 100-game tournament offline, its printed leaderboard
+checked against two recomputations, one match's transcript, and a bad agent spec."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from space_app.metrics.spy import leaderboard
+from space_app.store import Store
+
+REPO = Path(__file__).resolve().parents[1]
+DEAD_PROXY = "http://127.0.0.1:9"  # any network use fails fast
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_DB"}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               HTTP_PROXY=DEAD_PROXY, HTTPS_PROXY=DEAD_PROXY, http_proxy=DEAD_PROXY,
+               https_proxy=DEAD_PROXY, NO_PROXY="", no_proxy="", PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "space_app", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def parse_table(stdout: str) -> dict[str, dict[str, str]]:
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["agent", "ranking_score"])
+    header = lines[start].split()
+    assert set(lines[start + 1].replace(" ", "")) == {"-"}
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        cells = line.split()
+        assert len(cells) == len(header), line
+        rows[cells[0]] = dict(zip(header, cells, strict=True))
+    return rows
+
+
+def independent_ranking(db: Path) -> dict[str, tuple[float, int]]:
+    """100 + sum of stored game scores - games, straight from the tables."""
+    total: dict[str, float] = defaultdict(float)
+    games: dict[str, int] = defaultdict(int)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT m.result, s.seat, s.agent_id FROM matches m JOIN seats s ON s.match_id = m.id "
+            "WHERE m.game = 'spy' AND m.status = 'finished'").fetchall()
+    for result, seat, agent in rows:
+        total[agent] += json.loads(result)["scores"][seat]
+        games[agent] += 1
+    return {a: (100 + total[a] - games[a], games[a]) for a in total}
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory):
+    db = tmp_path_factory.mktemp("cli") / "a.db"
+    proc = cli("--db", str(db), "tournament", "spy", "--games", "100",
+               "--seats", "house:heuristic", "house:random", "--pair", "tea/coffee")
+    return db, proc
+
+
+def test_tournament_runs_offline_and_prints_a_leaderboard(tournament):
+    db, proc = tournament
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert "100 matches finished, 0 failed" in proc.stdout
+    table = parse_table(proc.stdout)
+    assert set(table) == {"house:heuristic", "house:random"}
+    assert sum(int(r["games"]) for r in table.values()) == 600
+    store = Store(db)
+    assert store.count_matches("spy") == 100
+    assert len(store.list_matches(status="finished", limit=1000)) == 100
+    store.close()
+
+
+def test_printed_leaderboard_matches_both_recomputations(tournament):
+    db, proc = tournament
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = parse_table(proc.stdout)
+    store = Store(db)
+    recomputed = {r["agent"]: r for r in leaderboard(store.iter_matches("spy"))}
+    store.close()
+    independent = independent_ranking(db)
+    assert set(printed) == set(recomputed) == set(independent)
+    for agent, row in printed.items():
+        ranking, games = independent[agent]
+        assert int(row["games"]) == recomputed[agent]["games"] == games
+        assert float(row["ranking_score"]) == pytest.approx(recomputed[agent]["ranking_score"], abs=5e-4)
+        assert float(row["ranking_score"]) == pytest.approx(ranking, abs=5e-4)
+        assert recomputed[agent]["ranking_score"] == pytest.approx(ranking, abs=1e-6)
+    # the game is zero-sum around 12 points: the two rankings add up accordingly
+    assert sum(r for r, _ in independent.values()) == pytest.approx(2 * 100 + 100 * 12 - 600)
+
+
+def test_leaderboard_command_reprints_the_same_table(tournament):
+    db, proc = tournament
+    again = cli("--db", str(db), "leaderboard", "spy")
+    assert again.returncode == 0, again.stderr[-3000:]
+    first, second = parse_table(proc.stdout), parse_table(again.stdout)
+    assert {a: (r["ranking_score"], r["games"]) for a, r in first.items()} == \
+           {a: (r["ranking_score"], r["games"]) for a, r in second.items()}
+
+
+def test_match_prints_a_transcript_and_stores_one_match(tmp_path):
+    db = tmp_path / "m.db"
+    seats = ["house:random", "house:heuristic"] * 3
+    proc = cli("--db", str(db), "match", "spy", "--seats", *seats, "--seed", "7",
+               "--pair", "tea/coffee")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "== Round 1 begins" in out
+    assert "[judge]" in out and "[end] Game over" in out
+    store = Store(db)
+    (match,) = store.list_matches()
+    assert match["status"] == "finished" and match["seed"] == 7 and match["game"] == "spy"
+    assert f"match {match['id']}: finished" in out
+    assert [s["agent_id"] for s in match["seats"]] == seats
+    events = store.events_of(match["id"])
+    statements = [e for e in events if e["kind"] == "statement"]
+    assert statements
+    for e in statements:
+        assert f"  {e['actor']}: {e['text']}" in out
+    for seat, pts in match["result"]["scores"].items():
+        assert f"  {seat} ({match['result']['roles'][seat]}): {pts:g}" in out
+    words = next(e for e in events if e["kind"] == "setup")["data"]["words"]
+    assert set(words.values()) == {"tea", "coffee"}
+    store.close()
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_an_unknown_agent_spec_is_a_clear_error(tmp_path, command):
+    db = tmp_path / "u.db"
+    extra = ["--games", "3"] if command == "tournament" else []
+    proc = cli("--db", str(db), command, "spy", "--seats", "nosuch:agent", *(["house:random"] * 5),
+               "--pair", "tea/coffee", *extra)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert "unknown agent 'nosuch:agent'" in proc.stderr
+    store = Store(db)
+    assert store.list_matches(status="running") == []
+    store.close()
