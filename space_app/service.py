@@ -125,6 +125,10 @@ class Arena:
         """`games` matches; each draws its seats from `specs` (shuffled with the seed,
         repeated if there are fewer specs than seats), so every agent plays every role."""
         n = players or get_game(game).default_players
+        # an unknown spec fails here, before any match is created (not half-way through,
+        # leaving the matches already started as 'running' records)
+        for agent_spec in {*specs, *(role_specs or {}).values()}:
+            self.catalogue.resolve(agent_spec)
         rng = random.Random(seed)
         plans = []
         for i in range(games):

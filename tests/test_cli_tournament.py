@@ -92,11 +92,12 @@ def test_printed_leaderboard_matches_both_recomputations(tournament):
     for agent, row in printed.items():
         ranking, games = independent[agent]
         assert int(row["games"]) == recomputed[agent]["games"] == games
+        # printed with 3 decimals; stored per-seat scores are rounded to 6 (e.g. 8/3)
         assert float(row["ranking_score"]) == pytest.approx(recomputed[agent]["ranking_score"], abs=5e-4)
-        assert float(row["ranking_score"]) == pytest.approx(ranking, abs=5e-4)
-        assert recomputed[agent]["ranking_score"] == pytest.approx(ranking, abs=1e-6)
+        assert float(row["ranking_score"]) == pytest.approx(ranking, abs=1e-3)
+        assert recomputed[agent]["ranking_score"] == pytest.approx(ranking, abs=1e-3)
     # the game is zero-sum around 12 points: the two rankings add up accordingly
-    assert sum(r for r, _ in independent.values()) == pytest.approx(2 * 100 + 100 * 12 - 600)
+    assert sum(r for r, _ in independent.values()) == pytest.approx(2 * 100 + 100 * 12 - 600, abs=1e-3)
 
 
 def test_leaderboard_command_reprints_the_same_table(tournament):
@@ -143,6 +144,7 @@ def test_an_unknown_agent_spec_is_a_clear_error(tmp_path, command):
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     assert "unknown agent 'nosuch:agent'" in proc.stderr
-    store = Store(db)
-    assert store.list_matches(status="running") == []
+    # nothing was started: no half-run match is left behind as 'running'
+    store = Store(db, recover=False)
+    assert store.count_matches() == 0
     store.close()

@@ -11,6 +11,7 @@ import re
 from sdk.agent import Agent, Reply
 from sdk.observation import ABSTAIN, Observation
 from space_app.agents.house import GENERIC_EN, GENERIC_ZH, HeuristicSpyAgent, RandomAgent
+from space_app.games.base import Outcome
 from space_app.games.spy import SpyGame, SpySettings, contains_word
 from space_app.games.spy_words import WordPair, load_builtin_pairs, load_clues
 from space_app.runner import SeatAgent, play
@@ -25,8 +26,8 @@ FALLBACK_PAIRS = {
     "zh": [WordPair(civilian="茶", spy="咖啡"), WordPair(civilian="钢琴", spy="吉他"),
            WordPair(civilian="狮子", spy="老虎"), WordPair(civilian="火车", spy="汽车")],
 }
-ROLE_ASSIGNMENT = re.compile(r"you\s*(?:are|'re)\s*(?:the|a|an)\s*(?:spy|civilian)|你是卧底|你是平民|你的身份",
-                             re.IGNORECASE)
+ROLE_ASSIGNMENT = re.compile(
+    r"you\s*(?:are|'re)\s*(?:the|a|an)\s*(?:spy|civilian)|你是卧底|你是平民|你的身份", re.IGNORECASE)
 
 
 def builtin_or_fallback(language: str) -> tuple[list[WordPair], bool]:
@@ -99,8 +100,6 @@ def host_text() -> dict[str, str]:
         for seed in range(12):
             game = SpyGame(list(SEATS), seed, SpySettings(pair=pair, language=language))
             rng = random.Random(seed)
-            from space_app.games.base import Outcome
-
             while not game.over:
                 outs = []
                 for r in game.pending():
@@ -170,7 +169,7 @@ def test_no_observation_leaks_another_seats_word_or_a_role():
     bases: list[Agent] = [RandomAgent(), HeuristicLike("like")]
     if clues_available("en") and clues_available("zh"):
         bases.append(HeuristicSpyAgent())
-    stats = {"checked": 0, "skipped": 0}
+    stats = {"checked": 0, "skipped": 0, "withheld": 0}
     games_by_language = {"en": 0, "zh": 0}
 
     async def one(i: int) -> None:
@@ -186,6 +185,7 @@ def test_no_observation_leaks_another_seats_word_or_a_role():
         assert outcome.status == "finished", outcome.error
         assert log
         check_game(game, log, host, stats)
+        stats["withheld"] += sum(e.kind == "withheld_statement" for e in game.events)
         games_by_language[language] += 1
 
     async def all_games() -> None:
@@ -195,17 +195,15 @@ def test_no_observation_leaks_another_seats_word_or_a_role():
     assert sum(games_by_language.values()) == N_GAMES >= 200
     assert games_by_language["zh"] > 50 and games_by_language["en"] > 100
     assert stats["checked"] > 20 * stats["skipped"], stats
-    print(stats, games_by_language)
+    assert stats["withheld"] > 50, "speakers did say their own words: the check is not vacuous"
 
 
 def test_the_withheld_words_do_reach_the_spectator_record_only():
     """The check above is not vacuous: speakers do say their words, and the record
     keeps it for spectators."""
     pair = WordPair(civilian="tea", spy="coffee")
-    game = SpyGame(list(SEATS), 3, SpySettings(pair=pair))
     log: list[tuple[str, Observation]] = []
     seats = {s: SeatAgent(Recording(HeuristicLike("like"), s, log), "x") for s in SEATS}
-    game.match_id = "m-withheld"
     found = 0
     for seed in range(30):
         game = SpyGame(list(SEATS), seed, SpySettings(pair=pair))

@@ -4,6 +4,7 @@ recorded in the seat's `call` event, and the match goes on for everybody else.""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -162,8 +163,12 @@ def test_a_faulty_vote_is_an_abstention_and_the_match_goes_on(fault):
     assert_others_completed(game, outcome, bad)
 
 
-def test_a_100kb_statement_is_cut_to_400_characters():
-    game, bad = setup_match()
+@pytest.mark.parametrize(("language", "limit"), [("en", 400), ("zh", 120)])
+def test_a_100kb_statement_is_cut_to_the_language_limit(language, limit):
+    pair = PAIR if language == "en" else WordPair(civilian="茶", spy="咖啡")
+    game = SpyGame(list(SEATS), 5, SpySettings(pair=pair, seconds=SECONDS, language=language))
+    game.match_id = "huge"
+    bad = next(s for s in SEATS if s != game.spy)
     agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
     agents[bad] = Bad("speak", lambda obs: f"{obs.round} " + HUGE)
     assert len(HUGE) == 100 * 1024
@@ -171,14 +176,17 @@ def test_a_100kb_statement_is_cut_to_400_characters():
     statements = [e for e in outcome.events if e.kind == "statement" and e.actor == bad]
     assert len(statements) == 3
     for st in statements:
-        assert len(st.text) == 400
-        assert st.text == (f"{st.round} " + HUGE)[:400]
+        assert len(st.text) == limit
+        assert st.text == (f"{st.round} " + HUGE)[:limit]
         # (the runner cuts before the game sees the reply, so the game's own
         # `truncated` flag cannot tell; the call record says it)
     for call in calls(outcome, bad, "speak"):
         assert call.data["status"] == "ok"
         assert "truncated from" in call.data["detail"]
         assert len(call.data["reply"]) <= 2000
+    # nobody is ever shown more than the limit
+    assert HUGE[:limit + 50] not in json.dumps([e.to_dict() for e in outcome.events
+                                                if e.visible_to is None], ensure_ascii=False)
     assert_others_completed(game, outcome, bad)
 
 

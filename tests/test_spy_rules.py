@@ -605,3 +605,42 @@ def test_same_seed_and_agents_give_identical_events():
         assert first == second
         assert any(e["kind"] == "vote" for e in first)
     assert _run(1) != _run(2)
+
+
+# -- the built-in word pairs (content files shipped in space_app/games/spy_content) ----
+@pytest.mark.parametrize(("language", "minimum"), [("en", 300), ("zh", 150)])
+def test_builtin_pairs_load_and_are_well_formed(language, minimum):
+    import csv
+
+    from space_app.games.spy_words import CONTENT_DIR, load_builtin_pairs
+
+    pairs = load_builtin_pairs(language)
+    assert len(pairs) >= minimum
+    for p in pairs:
+        assert p.civilian.casefold() != p.spy.casefold(), p
+        assert p.difficulty in ("easy", "medium", "hard")
+    # every row names its difficulty itself (not just the loader's default)
+    path = CONTENT_DIR / f"pairs_{language}.csv"
+    rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+    assert len(rows) == len(pairs)
+    assert all((r.get("difficulty") or "").strip() in ("easy", "medium", "hard") for r in rows)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_games_draw_from_the_builtin_pairs_by_seed_and_difficulty(language):
+    from space_app.games.spy_words import load_builtin_pairs
+
+    pairs = load_builtin_pairs(language)
+    known = {(p.civilian, p.spy) for p in pairs}
+    drawn = {(g.pair.civilian, g.pair.spy)
+             for g in (SpyGame(list(SEATS), seed, SpySettings(language=language)) for seed in range(40))}
+    assert drawn <= known and len(drawn) > 10
+    again = SpyGame(list(SEATS), 3, SpySettings(language=language))
+    assert again.pair == SpyGame(list(SEATS), 3, SpySettings(language=language)).pair
+    for level in ("easy", "hard"):
+        if any(p.difficulty == level for p in pairs):
+            g = SpyGame(list(SEATS), 5, SpySettings(language=language, difficulty=level))
+            assert g.pair.difficulty == level
+    game = SpyGame(list(SEATS), 9, SpySettings(language=language))
+    assert set(game.words.values()) == {game.pair.civilian, game.pair.spy}
+    assert list(game.words.values()).count(game.pair.spy) == 1

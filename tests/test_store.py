@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from space_app.games.base import Event
 from space_app.metrics.spy import rescore
@@ -87,7 +88,7 @@ def test_create_append_finish_get(target):
     assert store.events_of("m1") == got
     assert store.get_match("m1", with_events=False).get("events") is None
     assert store.get_match("nope") is None
-    with pytest.raises(Exception):  # a sequence number is written once
+    with pytest.raises(IntegrityError):  # a sequence number is written once
         store.append_events("m1", [(0, Event("statement"))])
     assert len(store.events_of("m1")) == 5
     store.close()
