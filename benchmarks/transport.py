@@ -85,6 +85,15 @@ def timed(fn: Callable[[], Any], n: int, warmup: int = 10) -> list[float]:
     return out
 
 
+def load_avg() -> str:
+    """Other processes on a 2-core machine skew every figure: print the load with them."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load average: unknown"
+    return f"load average: {one:.2f} (1 min), {five:.2f} (5 min)"
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.3f}"
 
@@ -153,6 +162,7 @@ def transport(calls: int, client_calls: int) -> dict[str, float]:
 
     print(f"\n## 1. Per-call cost, instant agent ({calls} calls each unless noted; "
           "10 warm-up calls not counted)\n")
+    print(f"({load_avg()} after the section)")
     print(f"{'path':48} {'median ms':>9} {'p90 ms':>8} {'min ms':>8}")
     medians = {}
     for label, times in results.items():
@@ -198,6 +208,7 @@ def inflight(repeats: int = 5) -> dict[str, float]:
     single, batch = statistics.median(singles), statistics.median(batches)
     ratio = batch / single
     print(f"\n## 2. Calls in flight (speak sleeps {SLOW_DELAY * 1000:.0f} ms; median of {repeats} runs)\n")
+    print(f"({load_avg()} after the section)")
     print(f"one call:                      {single * 1000:8.1f} ms")
     print(f"{INFLIGHT} calls in flight (gather):  {batch * 1000:8.1f} ms")
     print(f"ratio: {ratio:.2f}x (goal < {INFLIGHT_GOAL:.0f}x; fully serialised would be {INFLIGHT}x)")
@@ -220,27 +231,31 @@ def model(generations: int = 3, new_tokens: int = 64) -> dict[str, float]:
         return [{"role": "system", "content": "You are a helpful assistant. Write at length."},
                 {"role": "user", "content": prompts[i % len(prompts)]}]
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     first = caller(messages(0))
-    load = time.perf_counter() - start
-    tokens, seconds = 0, 0.0
+    load, load_cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    tokens, seconds, cpu_seconds = 0, 0.0, 0.0
     rows = []
     for i in range(1, generations + 1):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         reply = caller(messages(i))
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         usage = reply.usage
         tokens += usage.completion_tokens
         seconds += took
-        rows.append((usage.prompt_tokens, usage.completion_tokens, took))
+        cpu_seconds += cpu
+        rows.append((usage.prompt_tokens, usage.completion_tokens, took, cpu))
     print(f"\n## 3. Embedded model: local_caller (SmolLM2-135M-Instruct Q4_1 GGUF, greedy, "
           f"max_new_tokens={new_tokens})\n")
-    print(f"first call, load included: {load:6.2f} s ({first.usage.completion_tokens} tokens generated)")
-    for i, (p, c, took) in enumerate(rows, 1):
-        print(f"generation {i}: prompt {p:4d} tokens, {c:3d} new tokens in {took:5.2f} s "
-              f"= {c / took:5.1f} tokens/s")
+    print(f"({load_avg()} after the section)")
+    print(f"first call, load included: {load:6.2f} s wall, {load_cpu:6.2f} s CPU "
+          f"({first.usage.completion_tokens} tokens generated)")
+    for i, (p, c, took, cpu) in enumerate(rows, 1):
+        print(f"generation {i}: prompt {p:4d} tokens, {c:3d} new tokens in {took:5.2f} s wall "
+              f"({cpu:5.2f} s CPU) = {c / took:5.1f} tokens/s")
     rate = tokens / seconds
-    print(f"overall: {tokens} new tokens in {seconds:.2f} s = {rate:.1f} tokens/s")
+    print(f"overall: {tokens} new tokens in {seconds:.2f} s wall = {rate:.1f} tokens/s "
+          f"({tokens / cpu_seconds:.1f} tokens per CPU-second)")
     return {"load_s": load, "tokens_per_s": rate}
 
 
@@ -257,6 +272,7 @@ def main() -> int:
     print(f"python {platform.python_version()} ({platform.python_implementation()}), "
           f"{platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs")
     print(versions())
+    print(load_avg(), "at start")
 
     t = transport(args.calls, args.client_calls)
     f = inflight()

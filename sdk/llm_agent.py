@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from .agent import Agent
@@ -20,6 +21,17 @@ from .prompts import (
 from .usage import LLMText, Usage, usage_of
 
 LLMCaller = Callable[[list[Message]], str]
+_LABEL = re.compile(r"^\s*(?:statement|my statement|answer|reply|发言)\s*[:：]\s*", re.IGNORECASE)
+
+
+def first_statement(reply: str) -> str:
+    """A public statement is one line: the first non-empty one, without a leading
+    label or wrapping quotes (small models often add both, then ramble on)."""
+    for line in reply.splitlines():
+        line = _LABEL.sub("", line).strip().strip('"“”\'').strip()
+        if line:
+            return line
+    return ""
 
 
 class LLMAgent(Agent):
@@ -81,7 +93,8 @@ class LLMAgent(Agent):
 
     # -- verbs -----------------------------------------------------------
     def speak(self, obs: Observation) -> str:
-        return self._call(self.build_messages(obs))
+        reply = self._call(self.build_messages(obs))
+        return LLMText(first_statement(reply), usage_of(reply))
 
     def answer(self, obs: Observation) -> str:
         reply = self._call(self.build_messages(obs))

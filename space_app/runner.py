@@ -92,9 +92,12 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
             else:
                 status, detail = "unparseable", choice.reason[:300]
         else:
-            text = _bounded(raw, obs.limits.max_chars)
-            if len(raw) > obs.limits.max_chars:
-                detail = f"truncated from {len(raw)} characters"
+            # strip first: padding must not eat the limit (400 newlines + a statement
+            # would otherwise reach the game as an empty statement)
+            body = raw.strip()
+            text = _bounded(body, obs.limits.max_chars)
+            if len(body) > obs.limits.max_chars:
+                detail = f"truncated from {len(body)} characters"
     record = Event(
         kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
         text=detail or status,

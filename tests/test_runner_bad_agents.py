@@ -118,9 +118,7 @@ def test_a_faulty_statement_is_a_foul_and_the_match_goes_on(fault):
     game, bad = setup_match()
     agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
     agents[bad] = Bad("speak", behaviour)
-    started = time.perf_counter()
     outcome = run(game, agents)
-    elapsed = time.perf_counter() - started
 
     (call,) = calls(outcome, bad, "speak")  # fouled out in round 1: asked once
     assert call.data["status"] == status
@@ -134,8 +132,8 @@ def test_a_faulty_statement_is_a_foul_and_the_match_goes_on(fault):
     assert bad not in game.alive
     assert outcome.result["scores"][bad] == 0.0
     if fault == "timeout":
+        # cancelled at the limit, not after the agent's own 1.5 s
         assert SECONDS * 1000 * 0.9 <= call.data["latency_ms"] < SLEEP * 1000 * 0.8
-        assert elapsed < SLEEP + 1.0
     assert_others_completed(game, outcome, bad)
 
 
@@ -188,6 +186,16 @@ def test_a_100kb_statement_is_cut_to_the_language_limit(language, limit):
     assert HUGE[:limit + 50] not in json.dumps([e.to_dict() for e in outcome.events
                                                 if e.visible_to is None], ensure_ascii=False)
     assert_others_completed(game, outcome, bad)
+
+
+def test_whitespace_padding_does_not_count_against_the_limit():
+    game, bad = setup_match()
+    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
+    agents[bad] = Bad("speak", lambda obs: "\n" * 500 + f"A warm drink, round {obs.round}.  \n")
+    outcome = run(game, agents)
+    statements = [e.text for e in outcome.events if e.kind == "statement" and e.actor == bad]
+    assert statements == [f"A warm drink, round {r}." for r in (1, 2, 3)]
+    assert not [e for e in outcome.events if e.kind == "foul"]
 
 
 def test_a_vote_naming_a_player_in_prose_is_understood():

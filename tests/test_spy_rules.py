@@ -164,6 +164,21 @@ def test_saying_your_own_word_is_a_foul_any_case_and_plural(text):
     assert "own word" in fouls[0].data["reason"]
 
 
+@pytest.mark.parametrize(("word", "statement", "foul"), [
+    ("cherry", "Cherries grow on trees", True),
+    ("cherry", "a CHERRY on top", True),
+    ("hot dog", "Two hot dogs, please", True),
+    ("box", "It comes in boxes", True),
+    ("tea", "Steam rises from it", False),       # a whole word, not any substring
+    ("tea", "The team drinks it", False),
+    ("cherry", "It is red and small", False),
+])
+def test_own_word_matching_in_english(word, statement, foul):
+    from space_app.games.spy import contains_word
+
+    assert contains_word(statement, word, "en") is foul
+
+
 def test_the_spy_saying_its_own_word_is_a_foul_and_the_other_word_is_not():
     game = make(find_seed(lambda g: g.opener == g.spy))
     spy = game.spy

@@ -64,7 +64,7 @@ def _text_only(messages: list[Message]) -> list[dict[str, str]]:
     return plain
 
 
-def local_caller(max_new_tokens: int = 96, temperature: float = 0.0,
+def local_caller(max_new_tokens: int = 64, temperature: float = 0.0,
                  seed: int | None = None) -> Callable[[list[Message]], str]:
     """Build an `llm_caller` on the embedded SmolLM2-135M-Instruct (greedy by default)."""
 
@@ -81,7 +81,7 @@ def local_caller(max_new_tokens: int = 96, temperature: float = 0.0,
             head = input_ids[:, :KEEP_HEAD_TOKENS]
             tail = input_ids[:, -(MAX_PROMPT_TOKENS - KEEP_HEAD_TOKENS):]
             input_ids = torch.cat([head, tail], dim=1)
-        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens,
+        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "repetition_penalty": 1.2,
                                   "pad_token_id": tokenizer.eos_token_id}
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=0.9)

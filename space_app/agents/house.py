@@ -23,6 +23,9 @@ GENERIC_EN = [
     "It is more common in some countries than in others.",
     "People sometimes give it as a present.",
 ]
+LEAD_INS_EN = ["To add to that, ", "I would also say ", "In my mind, ", "One more thing: ",
+               "Put simply, ", "From my side, "]
+LEAD_INS_ZH = ["补充一点：", "我还想说，", "在我看来，", "再说一句：", "简单来说，", "从我这边讲，"]
 GENERIC_ZH = [
     "这是日常生活中很多人都会接触到的东西。",
     "在很多家庭或城市里都能找到它。",
@@ -107,6 +110,13 @@ class HeuristicSpyAgent(Agent):
         # clues first, so a spy is not handed the civilians' word too early.
         window = clues[: max(2, len(clues) // 2 + round_no - 1)]
         fresh = _fresh(window, obs, word) or _fresh(clues, obs, word)
+        if not fresh and clues:
+            # five civilians share one clue list, so it runs out by round 2: restate a
+            # clue in other words rather than fall back to a statement with no content
+            lead_ins = LEAD_INS_ZH if obs.language == "zh" else LEAD_INS_EN
+            restated = [f"{lead}{clue[0].lower() + clue[1:] if obs.language != 'zh' else clue}"
+                        for lead in lead_ins for clue in clues]
+            fresh = _fresh(restated, obs, word)
         if not fresh:
             pool = GENERIC_ZH if obs.language == "zh" else GENERIC_EN
             fresh = _fresh(pool, obs, word) or [f"{obs.you}: {len(_said(obs)) + 1}."]

@@ -55,7 +55,7 @@ def normalise_statement(text: str) -> str:
 
 
 def contains_word(statement: str, word: str, language: str) -> bool:
-    """English: the word as a whole word (plural -s/-es too), any case.
+    """English: the word as a whole word (plural -s/-es, and -y -> -ies, too), any case.
     Chinese: the word anywhere (Chinese has no spaces between words)."""
     text = unicodedata.normalize("NFKC", statement).casefold()
     word = unicodedata.normalize("NFKC", word).casefold().strip()
@@ -63,7 +63,10 @@ def contains_word(statement: str, word: str, language: str) -> bool:
         return False
     if language == "zh" or not word.isascii():
         return word in text
-    return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?:s|es)?(?![a-z0-9])", text) is not None
+    forms = rf"{re.escape(word)}(?:s|es)?"
+    if re.search(r"[^aeiou]y$", word):  # cherry -> cherries
+        forms += rf"|{re.escape(word[:-1])}ies"
+    return re.search(rf"(?<![a-z0-9])(?:{forms})(?![a-z0-9])", text) is not None
 
 
 class SpyGame(Game):
@@ -289,8 +292,8 @@ class SpyGame(Game):
         self.phase = "over"
         result = self.result()
         lang = self.settings.language
-        winner = "the spy" if result["winner"] == SPY else "the civilians"
-        self.emit("end", f"Game over: {winner} win. The spy was {self.spy} "
+        winner = "the spy wins" if result["winner"] == SPY else "the civilians win"
+        self.emit("end", f"Game over: {winner}. The spy was {self.spy} "
                   f"('{self.pair.spy}'); the civilians' word was '{self.pair.civilian}'.",
                   round=self.round, winner=result["winner"], roles=result["roles"],
                   words=dict(self.words), scores=result["scores"], language=lang)
