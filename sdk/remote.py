@@ -180,7 +180,7 @@ class RemoteAgent(Agent):
 
         try:
             return await asyncio.wait_for(call(), timeout=deadline)
-        except (asyncio.TimeoutError, TimeoutError) as exc:
+        except TimeoutError as exc:
             raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
         except aiohttp.ClientError as exc:
             raise AgentError("unreachable", f"{type(exc).__name__}: {exc}", agent=self.name) from exc
@@ -232,11 +232,10 @@ class RemoteAgent(Agent):
         return self.act(obs.model_copy(update={"verb": "answer"})).text
 
     async def aclose(self) -> None:
-        """Close the async session of the running loop (and the sync client)."""
+        """Close this loop's async session (a later call opens a new one)."""
         session = self._sessions.pop(asyncio.get_running_loop(), None)
         if session is not None and not session.closed:
             await session.close()
-        self._client.close()
 
     def close(self) -> None:
         """Close the sync client; async sessions of loops that are no longer running

@@ -5,7 +5,6 @@ with a message meant for people."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 import time
@@ -190,5 +189,12 @@ class ArenaAPI:
         and a leaderboard at once."""
         if self.config.demo_matches <= 0 or self.store.count_matches() > 0:
             return
-        asyncio.run(self.arena.tournament("spy", ["house:heuristic", "house:random"],
-                                          self.config.demo_matches, seed=2024, tag="demo"))
+        def play() -> None:
+            self.arena.run_in_own_loop(self.arena.tournament(
+                "spy", ["house:heuristic", "house:random"], self.config.demo_matches, seed=2024,
+                tag="demo"))
+
+        # a thread of its own, so building the arena works under a running loop (Jupyter)
+        worker = threading.Thread(target=play, name="arena-warm-up")
+        worker.start()
+        worker.join()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -61,7 +60,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             if line is not None:
                 print(line, flush=True)
 
-    outcome = asyncio.run(arena.run(plan, on_events=live))
+    outcome = arena.run_in_own_loop(arena.run(plan, on_events=live))
     print(f"\nmatch {outcome.match_id}: {outcome.status}")
     if outcome.result:
         for seat, pts in outcome.result["scores"].items():
@@ -81,7 +80,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     arena = _arena(args.db)
     with tqdm(total=args.games, desc=f"{args.game} tournament", unit="match", file=sys.stderr) as bar:
-        outcomes = asyncio.run(arena.tournament(
+        outcomes = arena.run_in_own_loop(arena.tournament(
             args.game, args.seats, args.games, seed=args.seed, concurrency=args.concurrency,
             settings=_settings(args), tag=args.tag, progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]

@@ -9,7 +9,6 @@ Each condition's matches are stored with the tag `study:<study>:<condition>:<run
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from typing import Any
 
@@ -55,4 +54,4 @@ async def reasoning(arena: Arena, base: str = "house:heuristic", games: int = 50
 
 def run_study(arena: Arena, study: str, **kwargs: Any) -> list[dict[str, Any]]:
     fn = {"attack": attack_defence, "reasoning": reasoning}[study]
-    return asyncio.run(fn(arena, **kwargs))
+    return arena.run_in_own_loop(fn(arena, **kwargs))

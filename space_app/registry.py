@@ -94,7 +94,10 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
         except Exception as exc:
             raise RegistrationError(f"the agent did not answer as a WiS agent: {exc}") from exc
     else:
-        remote = RemoteAgent(src, secret=secret or None, timeout=timeout, wake_timeout=wake_timeout)
+        # only a Space can be asleep: a plain URL that does not answer is refused at once
+        is_space = not src.startswith(("http://", "https://"))
+        remote = RemoteAgent(src, secret=secret or None, timeout=timeout,
+                             wake_timeout=wake_timeout if is_space else min(wake_timeout, 3.0))
         try:
             info = remote.info(wait=True)
             if info.get("secret_required") and not secret:
@@ -102,6 +105,9 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
             if secret:
                 _probe_secret(remote)
         except AgentError as exc:
+            if exc.message.startswith(("HTTP 404", "HTTP 405", "HTTP 500")) or "info did not return" in exc.message:
+                raise RegistrationError("refused: it answered, but it is not a Deduction Arena agent "
+                                        f"(no usable `info` endpoint: {exc.message})") from exc
             why = {"unreachable": "it did not answer (is the URL right and the Space running?)",
                    "timeout": "it did not answer in time",
                    "bad_reply": "it answered, but not as a Deduction Arena agent",

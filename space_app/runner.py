@@ -72,7 +72,7 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
         raw, usage = reply.text, reply.usage
         if not isinstance(raw, str):
             status, detail = "error", f"bad_reply: reply is {type(raw).__name__}, not text"
-    except (asyncio.TimeoutError, TimeoutError):
+    except TimeoutError:
         status, detail = "timeout", f"no reply within {limit:g} s"
     except AgentError as exc:
         status = "timeout" if exc.kind == "timeout" else "error"

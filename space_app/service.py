@@ -115,7 +115,18 @@ class Arena:
                 self.store.note_agent_calls(agent_id, n, fails[agent_id])
 
     def run_sync(self, plan: MatchPlan) -> MatchOutcome:
-        return asyncio.run(self.run(plan))
+        return self.run_in_own_loop(self.run(plan))
+
+    def run_in_own_loop(self, coro: Any) -> Any:
+        """asyncio.run for callers that own their loop (CLI, warm-up): remote agents'
+        connections of that loop are closed before it ends."""
+        async def wrapped() -> Any:
+            try:
+                return await coro
+            finally:
+                await self.catalogue.aclose_sessions()
+
+        return asyncio.run(wrapped())
 
     async def tournament(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
                          concurrency: int = 8, settings: dict[str, Any] | None = None,
@@ -131,7 +142,7 @@ class Arena:
             self.catalogue.resolve(agent_spec)
         rng = random.Random(seed)
         plans = []
-        for i in range(games):
+        for _ in range(games):
             pool = list(specs) * (n // max(1, len(specs)) + 1)
             rng.shuffle(pool)
             plans.append(MatchPlan(game, pool[:n], seed=rng.randrange(2**31), settings=settings,

@@ -9,6 +9,8 @@ earlier process as 'aborted'.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -69,6 +71,7 @@ matches = Table(
     Column("finished_at", Float, nullable=True),
     Column("result", JSON, nullable=True),
     Column("error", Text, nullable=True),
+    Column("process", String(200), nullable=False, default=""),  # host:pid running it
 )
 
 seats = Table(
@@ -97,6 +100,25 @@ events = Table(
 
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
+
+
+def this_process() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _process_alive(process: str) -> bool:
+    host, _, pid = (process or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's match cannot be checked: treat as dead
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def to_url(target: str | Path) -> str:
@@ -187,7 +209,7 @@ class Store:
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(insert(matches).values(
                 id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
-                tag=tag, owner=owner, created_at=time.time()))
+                tag=tag, owner=owner, created_at=time.time(), process=this_process()))
             conn.execute(insert(seats), [
                 {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
                  "agent_name": r.get("agent_name") or r["agent_id"]}
@@ -210,9 +232,12 @@ class Store:
                 status=status, result=result, error=error, finished_at=time.time()))
 
     def abort_running(self) -> list[str]:
-        """Matches left 'running' by a process that died are marked 'aborted'."""
+        """Matches left 'running' by a process that died are marked 'aborted'. Matches
+        of a process that is still alive on this host (another CLI, the app) are left."""
         with self._write_lock, self.engine.begin() as conn:
-            ids = [r[0] for r in conn.execute(select(matches.c.id).where(matches.c.status == "running"))]
+            rows = conn.execute(select(matches.c.id, matches.c.process)
+                                .where(matches.c.status == "running")).all()
+            ids = [match_id for match_id, process in rows if not _process_alive(process)]
             if ids:
                 conn.execute(update(matches).where(matches.c.id.in_(ids)).values(
                     status="aborted", error="the process stopped before the match ended",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -14,11 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from space_app.games.base import Event
 from space_app.metrics.spy import rescore
-from space_app.store import Store
+from space_app.store import Store, matches
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -162,6 +164,13 @@ def test_secrets_are_never_listed(target):
     store.close()
 
 
+def dead_pid() -> int:
+    """The pid of a process that has just exited."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
 def test_reopening_marks_running_matches_aborted(target):
     url, _ = target
     store = Store(url)
@@ -170,6 +179,12 @@ def test_reopening_marks_running_matches_aborted(target):
     store.finish_match("done", "finished", {"scores": {"P1": 12.0}})
     store.create_match("half", "spy", 2, seat_rows("a"))
     store.append_events("half", sample_events(3))
+    # a match of a process that is still alive (this one) is never aborted by another opener
+    assert Store(url).aborted_on_open == []
+    # ... but once its process is gone, it is
+    with store.engine.begin() as conn:
+        conn.execute(update(matches).where(matches.c.id == "half")
+                     .values(process=f"{socket.gethostname()}:{dead_pid()}"))
     store.close()
 
     peek = Store(url, recover=False)

@@ -65,6 +65,18 @@ class AgentCatalogue:
         with self._lock:
             self._cache[spec] = agent
 
+    async def aclose_sessions(self) -> None:
+        """Close the remote agents' connections that belong to the running event loop
+        (call it before a loop you started yourself ends, e.g. after a tournament)."""
+        with self._lock:
+            agents = list(self._cache.values())
+        for agent in agents:
+            while agent is not None:
+                close = getattr(agent, "aclose", None)
+                if callable(close):
+                    await close()
+                agent = getattr(agent, "base", None)
+
     def forget(self, spec: str) -> None:
         with self._lock:
             for key in [k for k in self._cache if k == spec or k.startswith(spec + "+")]:

@@ -29,6 +29,8 @@ SPY, CIVILIAN = "spy", "civilian"
 # Base points by the round in which the spy is eliminated: (spy, civilians' share).
 ELIMINATION_POINTS = {1: (0.0, 12.0), 2: (4.0, 8.0), 3: (8.0, 4.0)}
 SPY_WIN_POINTS = (12.0, 0.0)
+# replies that skip the turn rather than describe (after normalise_statement)
+SKIP_WORDS = frozenset({"pass", "skip", "i pass", "no comment", "nothing", "过", "跳过", "不说"})
 
 
 class SpySettings(BaseModel):
@@ -118,7 +120,7 @@ class SpyGame(Game):
         for seat in self.seats:
             word = self.words[seat]
             text = (f"你的词是「{word}」。" if s.language == "zh" else f"Your secret word is '{word}'.")
-            self.emit("private", text, visible_to=(seat,), facts={"word": word})
+            self.emit("private", text, actor=seat, visible_to=(seat,), facts={"word": word})
         self.emit("start", f"{len(self.seats)} players: {', '.join(self.seats)}. One of you is the "
                   f"spy. {self.opener} opens each round. Up to {s.rounds} rounds.",
                   seats=list(self.seats), opener=self.opener)
@@ -200,8 +202,10 @@ class SpyGame(Game):
             # public text stays generic; the agent's error detail lives in the call record
             reason = (f"no statement within {self.settings.seconds:g} s" if outcome.status == "timeout"
                       else "no statement (the agent failed)")
-        elif not text:
+        elif not normalise_statement(text):
             reason = "empty statement"
+        elif normalise_statement(text) in SKIP_WORDS:
+            reason = "the player skipped its statement"
         elif contains_word(text, word, self.settings.language):
             reason = "the statement contains the speaker's own word"
         elif normalise_statement(text) in self.spoken:

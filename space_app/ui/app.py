@@ -29,7 +29,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         with gr.Tabs(selected="play") as tabs:
             with gr.Tab("Play", id="play") as play_tab:
                 build_play_tab(api, seat_dropdowns)
-            with gr.Tab("Watch", id="watch"):
+            with gr.Tab("Watch", id="watch") as watch_tab:
                 watch = build_watch_tab(api)
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
                 board = build_leaderboard_tab(api)
@@ -44,6 +44,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             return [gr.update(choices=choices) for _ in seat_dropdowns]
 
         play_tab.select(refresh_seats, None, seat_dropdowns, api_visibility="private")
+        watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
         agents_tab.select(agents["refresh"], None, agents["listing"], api_visibility="private")
 

@@ -8,7 +8,8 @@ import gradio as gr
 
 CSS = """
 .da-transcript {max-height: 520px; overflow-y: auto; padding: 8px 12px; border-radius: 8px;
-  background: var(--block-background-fill); font-size: 0.95rem; line-height: 1.45;}
+  background: var(--block-background-fill); font-size: 0.95rem; line-height: 1.45;
+  display: flex; flex-direction: column-reverse;}
 .da-ev {margin: 3px 0;}
 .da-ev h4 {margin: 12px 0 4px 0;}
 .da-agent {color: var(--body-text-color-subdued); font-size: 0.85em;}
@@ -40,4 +41,4 @@ def visitor_of(request: gr.Request | None) -> str:
 def when(ts: float | None) -> str:
     if not ts:
         return ""
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -11,6 +11,33 @@ from ..api import ApiError, ArenaAPI
 from .common import visitor_of
 
 
+def bearer_token(request: gr.Request | None) -> str | None:
+    """The Hugging Face token a gradio_client sends (`Client(..., token=...)`)."""
+    if request is None:
+        return None
+    for header in ("x-hf-authorization", "authorization"):
+        value = request.headers.get(header) or ""
+        if value.lower().startswith("bearer "):
+            return value[7:].strip() or None
+    return None
+
+
+def user_from_request(request: gr.Request | None, whoami: Any = None) -> str | None:
+    """The signed-in user: from the page's login, else from the client's HF token."""
+    user = getattr(request, "username", None) if request is not None else None
+    if user:
+        return str(user)
+    token = bearer_token(request)
+    if not token:
+        return None
+    if whoami is None:
+        from huggingface_hub import whoami
+    try:
+        return str(whoami(token=token)["name"])
+    except Exception:  # an invalid token is the same as no sign-in
+        return None
+
+
 def register_endpoints(api: ArenaAPI) -> None:
     on_space = api.config.on_space
 
@@ -20,9 +47,10 @@ def register_endpoints(api: ArenaAPI) -> None:
         """Register an agent by Space id (owner/name) or http(s) URL; its `info` is checked first.
         kind: 'remote' (SDK agent) or 'wis' (WiS protocol). Returns {agent_id, name, info}."""
         if on_space:
-            user = getattr(request, "username", None) if request is not None else None
+            user = user_from_request(request)
             if not user:
-                raise gr.Error("sign in with Hugging Face (pass your token to the client) to register")
+                raise gr.Error("sign in with Hugging Face to register: pass your token to the "
+                               "client, e.g. Client(space, token='hf_...')")
             owner = user
         try:
             return api.register_agent(src, name=name, secret=secret, description=description,
@@ -71,4 +99,4 @@ def register_endpoints(api: ArenaAPI) -> None:
     gr.api(leaderboard, api_name="leaderboard", concurrency_limit=None)
 
 
-__all__ = ["register_endpoints", "Any"]
+__all__ = ["bearer_token", "register_endpoints", "user_from_request"]

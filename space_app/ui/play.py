@@ -19,6 +19,16 @@ from .replay import result_markdown, transcript_html, visible
 HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
 
 
+def _seed(value: str | float | None) -> int | None:
+    text = str(value if value is not None else "").strip()
+    if not text:
+        return None
+    try:
+        return int(float(text))
+    except ValueError:
+        return abs(hash(text)) % (2**31)  # a word is a fine seed too
+
+
 def _prompt_markdown(human: HumanAgent | None) -> str:
     obs = human.waiting if human else None
     if obs is None:
@@ -39,7 +49,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                label="Game")
             with gr.Row():
                 language = gr.Radio(["en", "zh"], value="en", label="Language")
-                seed = gr.Number(value=None, precision=0, label="Seed (empty = random)")
+                seed = gr.Textbox(value="", label="Seed (empty = random)", max_length=12,
+                                  placeholder="random")
             with gr.Group():
                 for i in range(6):
                     dd = gr.Dropdown(choices=[RANDOM_FILL, *api.seat_choices()],
@@ -59,12 +70,12 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             result = gr.Markdown("", elem_id="play-result")
 
     # the six seats are named parameters: Gradio cannot inject `request` after `*args`
-    async def run(game_id: str, lang: str, seed_value: float | None, take: bool, s1: str, s2: str,
+    async def run(game_id: str, lang: str, seed_value: str, take: bool, s1: str, s2: str,
                   s3: str, s4: str, s5: str, s6: str, request: gr.Request):
         rest = (s1, s2, s3, s4, s5, s6)
         visitor = visitor_of(request)
         req = {"game": game_id, "seats": [s or "" for s in rest],
-               "seed": int(seed_value) if seed_value not in (None, "") else None,
+               "seed": _seed(seed_value),
                "settings": {"language": lang}}
         try:
             plan = api.plan(req, owner=visitor)

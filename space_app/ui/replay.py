@@ -26,6 +26,9 @@ def visible(events: list[dict[str, Any]], seat: str | None) -> list[dict[str, An
             and (e["visible_to"] is None or seat in e["visible_to"])]
 
 
+MARKER_COLUMNS = ["round", "seat", "marker", "verb", "reason", "latency_ms"]
+
+
 def markers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Fouls, timeouts, errors and unreadable replies, with their reason."""
     out = []
@@ -53,7 +56,8 @@ def _line(e: dict[str, Any], names: dict[str, str]) -> str:
     if e["kind"] == "round_start":
         return f"<div class='{cls}'><h4>{icon} {text}</h4></div>"
     if e["kind"] in ("private", "setup", "withheld_statement"):
-        return f"<div class='{cls} da-secret'>{icon} <i>{'(private to ' + who + ') ' if e['kind'] == 'private' else ''}{text}</i></div>"
+        label = f"(only {who} saw this) " if e["kind"] == "private" else "(spectators only) "
+        return f"<div class='{cls} da-secret'>{icon} <i>{label}{text}</i></div>"
     return f"<div class='{cls}'>{icon} {text}</div>"
 
 
@@ -62,7 +66,9 @@ def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None =
     """HTML transcript of `events` (already filtered for a view), up to step `upto`."""
     shown = events if upto is None else events[: upto + 1]
     body = "\n".join(_line(e, names or {}) for e in shown)
-    return f"<div class='da-transcript'>{body or '<i>No events yet.</i>'}</div>"
+    # column-reverse keeps the newest line in view without any script
+    return (f"<div class='da-transcript'><div class='da-transcript-inner'>"
+            f"{body or '<i>No events yet.</i>'}</div></div>")
 
 
 def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:

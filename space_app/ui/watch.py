@@ -10,7 +10,7 @@ import pandas as pd
 from ..api import ApiError, ArenaAPI
 from ..games import GAMES
 from .common import when
-from .replay import SPECTATOR, markers, view_for, visible
+from .replay import MARKER_COLUMNS, SPECTATOR, markers, view_for, visible
 
 MATCH_COLUMNS = ["id", "game", "status", "winner", "created", "seats", "tag"]
 
@@ -26,24 +26,39 @@ def empty_votes() -> pd.DataFrame:
     return pd.DataFrame(columns=["round", "voter", "target", "votes"])
 
 
-def render_step(match: dict[str, Any] | None, view: str, step: int) -> tuple:
-    """(position text, transcript, rounds table, vote chart, markers table)."""
+def view_events(match: dict[str, Any] | None, view: str | None) -> list[dict[str, Any]]:
     if not match:
-        return ("", "<i>Open a match to replay it.</i>", pd.DataFrame(), empty_votes(),
-                pd.DataFrame())
+        return []
+    return visible(match["events"], None if view in (None, "", SPECTATOR) else view)
+
+
+def render_step(match: dict[str, Any] | None, view: str, step: float) -> tuple:
+    """(position, transcript, rounds table, vote chart, markers) at 1-based `step`."""
+    if not match:
+        return ("", "<i>Open a match to replay it.</i>", pd.DataFrame(columns=["round", "seat", "statement"]),
+                empty_votes(), pd.DataFrame(columns=MARKER_COLUMNS))
     seat = None if view in (None, "", SPECTATOR) else view
-    events = visible(match["events"], seat)
+    events = view_events(match, view)
     builders = view_for(match["game"])
     names = {s["seat"]: s["agent_name"] for s in match["seats"]}
     n = len(events)
-    step = max(0, min(int(step or 0), n - 1)) if n else 0
-    upto_seq = events[step]["seq"] if n else -1
-    position = (f"Step **{step + 1} / {n}** · {'spectator view' if seat is None else f'what {seat} saw'}"
+    index = max(0, min(int(step or 1) - 1, n - 1)) if n else 0
+    upto_seq = events[index]["seq"] if n else -1
+    position = (f"Step **{index + 1} / {n}** · {'spectator view' if seat is None else f'what {seat} saw'}"
                 if n else "No events.")
     marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
-    return (position, builders["transcript"](events, names, step), builders["rounds"](events, step),
-            builders["votes"](events, step), pd.DataFrame(marks))
+    return (position, builders["transcript"](events, names, index), builders["rounds"](events, index),
+            builders["votes"](events, index), pd.DataFrame(marks, columns=MARKER_COLUMNS))
+
+
+def header_for(match: dict[str, Any], view: str | None) -> str:
+    """Spectators see the roles and scores; a seat's view shows only what it knew."""
+    title = f"### {GAMES[match['game']].title} — `{match['id']}`\n"
+    if view in (None, "", SPECTATOR):
+        return title + view_for(match["game"])["result"](match)
+    return title + (f"Replaying **what {view} saw**: public events and its own private "
+                    "information, nothing else. Switch to the spectator view for roles and scores.")
 
 
 def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
@@ -69,7 +84,7 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         prev_btn = gr.Button("◀ Back", elem_id="step-back")
         play_btn = gr.Button("▶ Play", elem_id="step-play")
         next_btn = gr.Button("Forward ▶", elem_id="step-forward")
-        step = gr.Slider(0, 1, value=0, step=1, label="Step", elem_id="replay-step")
+        step = gr.Slider(1, 2, value=1, step=1, label="Step", elem_id="replay-step")
     timer = gr.Timer(1.0, active=False)
     playing = gr.State(False)
     position = gr.Markdown("", elem_id="replay-position")
@@ -80,9 +95,11 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
             votes = gr.BarPlot(empty_votes(), x="target", y="votes", color="voter", x_title="voted for",
                                y_title="votes", title="Who voted for whom", y_aggregate="sum",
                                elem_id="vote-chart")
-            marks = gr.Dataframe(pd.DataFrame(), label="Fouls, timeouts and errors", interactive=False,
+            marks = gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label="Fouls, timeouts and errors",
+                                 interactive=False,
                                  max_height=220)
-    rounds = gr.Dataframe(pd.DataFrame(), label="Statements by round", interactive=False, max_height=300)
+    rounds = gr.Dataframe(pd.DataFrame(columns=["round", "seat", "statement"]), label="Statements by round",
+                          interactive=False, max_height=300)
     share = gr.Markdown("", elem_id="share-link")
 
     step_outputs = [position, transcript, rounds, votes, marks]
@@ -93,15 +110,14 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         except ApiError as exc:
             msg = f"### Not found\n{exc}. Check the link or pick a match from the list."
             return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
-                    gr.update(maximum=1, value=0), "", *render_step(None, SPECTATOR, 0))
-        n = len(visible(match["events"], None))
+                    gr.update(minimum=1, maximum=2, value=1), "", *render_step(None, SPECTATOR, 1))
+        n = len(view_events(match, SPECTATOR))
         seats = [s["seat"] for s in match["seats"]]
-        head = view_for(match["game"])["result"](match)
         link = f"Share this replay: [`?match={match['id']}`](?match={match['id']})"
-        return (match, f"### {GAMES[match['game']].title} — `{match['id']}`\n{head}",
+        return (match, header_for(match, SPECTATOR),
                 gr.update(choices=[SPECTATOR, *seats], value=SPECTATOR),
-                gr.update(maximum=max(1, n - 1), value=n - 1), link,
-                *render_step(match, SPECTATOR, n - 1))
+                gr.update(minimum=1, maximum=max(2, n), value=n), link,
+                *render_step(match, SPECTATOR, n))
 
     open_outputs = [match_state, header, view, step, share, *step_outputs]
     open_btn.click(open_match, [match_id], open_outputs, api_visibility="private")
@@ -121,15 +137,16 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
     refresh.click(do_refresh, [f_game, f_agent, f_status, f_days], [table], api_visibility="private")
 
     def change_view(match: dict | None, v: str):
-        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
-        return (gr.update(maximum=max(1, n - 1), value=n - 1), *render_step(match, v, n - 1))
+        n = max(1, len(view_events(match, v)))
+        head = header_for(match, v) if match else gr.update()
+        return (head, gr.update(maximum=max(2, n), value=n), *render_step(match, v, n))
 
-    view.change(change_view, [match_state, view], [step, *step_outputs], api_visibility="private")
+    view.change(change_view, [match_state, view], [header, step, *step_outputs], api_visibility="private")
     step.release(render_step, [match_state, view, step], step_outputs, api_visibility="private")
 
     def move(match: dict | None, v: str, s: float, delta: int):
-        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
-        new = max(0, min(int(s or 0) + delta, n - 1))
+        n = max(1, len(view_events(match, v)))
+        new = max(1, min(int(s or 1) + delta, n))
         return (new, *render_step(match, v, new))
 
     prev_btn.click(lambda m, v, s: move(m, v, s, -1), [match_state, view, step], [step, *step_outputs],
@@ -139,20 +156,25 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
 
     def toggle(is_playing: bool, match: dict | None, v: str, s: float):
         start = not is_playing
-        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
-        s = 0 if start and int(s or 0) >= n - 1 else s  # replay from the start when at the end
+        n = max(1, len(view_events(match, v)))
+        s = 1 if start and int(s or 1) >= n else s  # replay from the start when at the end
         return start, gr.Timer(active=start), gr.update(value="⏸ Pause" if start else "▶ Play"), s
 
     play_btn.click(toggle, [playing, match_state, view, step], [playing, timer, play_btn, step],
                    api_visibility="private")
 
     def tick(match: dict | None, v: str, s: float):
-        n = len(visible(match["events"], None if v == SPECTATOR else v)) if match else 1
-        new = min(int(s or 0) + 1, n - 1)
-        done = new >= n - 1
+        n = max(1, len(view_events(match, v)))
+        new = min(int(s or 1) + 1, n)
+        done = new >= n
         return (new, *render_step(match, v, new), (not done),
                 gr.Timer(active=not done), gr.update(value="▶ Play" if done else "⏸ Pause"))
 
     timer.tick(tick, [match_state, view, step], [step, *step_outputs, playing, timer, play_btn],
                api_visibility="private")
-    return {"match_id": match_id, "open": open_match, "open_outputs": open_outputs, "table": table}
+
+    def refresh_list():
+        return matches_frame(api.list_matches(limit=100))
+
+    return {"match_id": match_id, "open": open_match, "open_outputs": open_outputs, "table": table,
+            "refresh": refresh_list}
