@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .agents.catalogue import HOUSE, UnknownAgent
 from .config import ArenaConfig
+from .experiments import attack_defence
 from .games import GAMES, get_game
 from .metrics.spy import leaderboard as spy_leaderboard
 from .registry import RegistrationError, register_agent
@@ -190,9 +191,13 @@ class ArenaAPI:
         if self.config.demo_matches <= 0 or self.store.count_matches() > 0:
             return
         def play() -> None:
-            self.arena.run_in_own_loop(self.arena.tournament(
-                "spy", ["house:heuristic", "house:random"], self.config.demo_matches, seed=2024,
-                tag="demo"))
+            async def both() -> None:
+                await self.arena.tournament("spy", ["house:heuristic", "house:random"],
+                                            self.config.demo_matches, seed=2024, tag="demo")
+                # a small attack/defence run, so its plot has something to show
+                await attack_defence(self.arena, games=max(5, self.config.demo_matches), seed=7)
+
+            self.arena.run_in_own_loop(both())
 
         # a thread of its own, so building the arena works under a running loop (Jupyter)
         worker = threading.Thread(target=play, name="arena-warm-up")

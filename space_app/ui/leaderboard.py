@@ -37,8 +37,10 @@ def role_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         for role in ("spy", "civilian"):
             value = r.get(f"win_rate_{role}")
             if value is not None:
-                out.append({"agent": r["agent"], "role": role, "win rate": round(value, 3)})
-    return pd.DataFrame(out, columns=["agent", "role", "win rate"])
+                # one bar per (agent, role): Gradio stacks bars that share an x value
+                out.append({"agent · role": f"{r['agent']} · {role}", "role": role,
+                            "win rate": round(value, 3)})
+    return pd.DataFrame(out, columns=["agent · role", "role", "win rate"])
 
 
 def history_frame(api: ArenaAPI, game: str, agents: set[str]) -> pd.DataFrame:
@@ -53,7 +55,7 @@ def study_frame(api: ArenaAPI) -> pd.DataFrame:
     tags = sorted({m["tag"] for m in api.store.list_matches(game="spy", limit=2000)
                    if m["tag"].startswith("study:attack:")})
     if not tags:
-        return pd.DataFrame(columns=["condition", "metric", "value"])
+        return pd.DataFrame(columns=["bar", "condition", "value"])
     runs: dict[str, float] = {}
     for m in api.store.list_matches(game="spy", limit=2000):
         if m["tag"].startswith("study:attack:"):
@@ -68,9 +70,9 @@ def study_frame(api: ArenaAPI) -> pd.DataFrame:
         row = study_row(api.store.iter_matches("spy", tag=tag))
         for metric in ("vote_accuracy", "foul_rate", "civilian_win_rate"):
             if row[metric] is not None:
-                out.append({"condition": condition, "metric": metric.replace("_", " "),
+                out.append({"bar": f"{metric.replace('_', ' ')} · {condition}", "condition": condition,
                             "value": round(row[metric], 3)})
-    return pd.DataFrame(out, columns=["condition", "metric", "value"])
+    return pd.DataFrame(out, columns=["bar", "condition", "value"])
 
 
 def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
@@ -85,11 +87,11 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     with gr.Row():
         history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", "ranking_score"]), x="game",
                               y="ranking_score", color="agent", title="Ranking score over games")
-        roles = gr.BarPlot(pd.DataFrame(columns=["agent", "role", "win rate"]), x="agent", y="win rate",
-                           color="role", title="Win rate by role", y_lim=[0, 1])
+        roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
+                           y="win rate", color="role", title="Win rate by role", y_lim=[0, 1])
     with gr.Row():
-        study = gr.BarPlot(pd.DataFrame(columns=["condition", "metric", "value"]), x="metric", y="value",
-                           color="condition", title="Attack / defence study (newest run)")
+        study = gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",
+                           color="condition", title="Attack / defence study (newest run)", x_label_angle=-30)
         with gr.Column():
             gr.Markdown("Run the attack/defence study with the heuristic house agent: the same "
                         "seeds as baseline, with an attacker spy and with a defender-injection spy.")
