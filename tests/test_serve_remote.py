@@ -144,9 +144,7 @@ def arun(remote: RemoteAgent, coro_fn: Callable[[], Any]) -> Any:
         try:
             return await coro_fn()
         finally:
-            session = remote._sessions.pop(asyncio.get_running_loop(), None)
-            if session is not None:
-                await session.close()
+            await remote.aclose()  # this loop's session only; sync calls keep working
 
     return asyncio.run(main())
 
