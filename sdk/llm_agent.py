@@ -81,7 +81,8 @@ class LLMAgent(Agent):
     def _call(self, messages: list[Message]) -> str:
         try:
             reply = self.llm_caller(messages)
-        except AgentError:
+        except AgentError as exc:
+            exc.agent = exc.agent or self.name
             raise
         except Exception as exc:  # the model endpoint failed: one error type for the arena
             raise AgentError("agent_failed", f"llm_caller failed: {type(exc).__name__}: {exc}",

@@ -21,9 +21,8 @@ if str(ROOT) not in sys.path:
 
 from sdk import LLMText, Usage, local_caller  # noqa: E402
 
-# `import sdk.callers.local_caller as lc` would give the *function*: sdk/callers/__init__.py
-# re-exports `local_caller`, which shadows the submodule of the same name.
-lc = importlib.import_module("sdk.callers.local_caller")
+# the module behind sdk.local_caller (its model cache is what these tests inspect)
+lc = importlib.import_module("sdk.callers.local")
 
 pytestmark = pytest.mark.model
 

@@ -84,7 +84,7 @@ def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
     assert "Sly Fox" in result.stdout
 
     for rel in ("README.md", "app.py", "requirements.txt", "sdk/__init__.py", "sdk/serving.py",
-                "sdk/callers/openai_caller.py", "sdk/callers/local_caller.py"):
+                "sdk/callers/openai_compat.py", "sdk/callers/local.py"):
         assert (target / rel).is_file(), rel
     assert not list(target.rglob("__pycache__"))
 
@@ -204,7 +204,7 @@ def test_deploy_stages_a_vendored_sdk_without_touching_the_folder(tmp_path):
     assert up["repo_id"] == "alice/sly-fox" and up["repo_type"] == "space"
     assert Path(up["folder_path"]) != folder
     assert {"app.py", "README.md", "requirements.txt", "sdk/__init__.py", "sdk/serving.py",
-            "sdk/callers/openai_caller.py"} <= api.uploaded
+            "sdk/callers/openai_compat.py"} <= api.uploaded
     assert ".env" not in api.uploaded
     assert not any("__pycache__" in f or f.endswith(".pyc") for f in api.uploaded)
     assert api.upload_texts["app.py"] == (folder / "app.py").read_text()
@@ -227,7 +227,7 @@ def test_deploy_uploads_a_scaffolded_folder_as_is(tmp_path):
     deploy(folder, "bob/local-one", {}, api=api)
     ((_, up),) = api.named("upload_folder")
     assert Path(up["folder_path"]) == folder
-    assert {"app.py", "sdk/__init__.py", "sdk/callers/local_caller.py"} <= api.uploaded
+    assert {"app.py", "sdk/__init__.py", "sdk/callers/local.py"} <= api.uploaded
     assert api.named("add_space_secret") == []
     assert api.named("create_repo")[0][1]["private"] is False
 

@@ -460,7 +460,7 @@ def test_llm_caller_network_failure(closed_port, launch, remotes):
     # called directly: the caller's AgentError comes through as is
     with pytest.raises(AgentError) as direct:
         agent.act(observation("speak"))
-    assert direct.value.kind == "unreachable"
+    assert direct.value.kind == "agent_failed"
     assert "model endpoint unreachable" in direct.value.message
 
     # served: the kind travels back through the gr.Error message prefix
@@ -469,7 +469,7 @@ def test_llm_caller_network_failure(closed_port, launch, remotes):
     for verb in ("speak", "vote", "answer"):
         with pytest.raises(AgentError) as served:
             remote.act(observation(verb))
-        assert served.value.kind == "unreachable", verb
+        assert served.value.kind == "agent_failed", verb
         assert "model endpoint unreachable" in served.value.message
 
     async def go():
@@ -477,7 +477,7 @@ def test_llm_caller_network_failure(closed_port, launch, remotes):
 
     with pytest.raises(AgentError) as served:
         arun(remote, go)
-    assert served.value.kind == "unreachable"
+    assert served.value.kind == "agent_failed"
     # the Space itself is fine
     assert remote.info(wait=False)["name"] == "offline-llm"
 

@@ -1,7 +1,6 @@
 """local-agent: a Deduction Arena agent on the embedded SmolLM2-135M-Instruct (CPU, no key)."""
 
 from sdk import LLMAgent, local_caller, serve
-from sdk.callers.local_caller import load_local_model
 
 # Your agent is this one function: chat messages in, reply text out. Swap in any model.
 # 48 new tokens keep a 135M model on a CPU Space well within the arena's time limits.
@@ -10,5 +9,5 @@ agent = LLMAgent(llm_caller, name="local-agent")
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set
 
 if __name__ == "__main__":
-    load_local_model()  # ~20 s; done before serving so the first arena call is not slow
+    agent.prepare()  # loads the model (~20 s) before serving, so the first arena call is not slow
     app.launch()

@@ -22,7 +22,9 @@ def openai_caller(
     """Build an `llm_caller` that sends chat messages (text or image parts) to `model`.
 
     `api_key` defaults to OPENAI_API_KEY; local servers accept any non-empty key.
-    Failures of the endpoint become `AgentError` (timeout / unreachable / refused).
+    Failures of the endpoint become `AgentError`: kind `timeout` when it does not answer in
+    time, `agent_failed` otherwise (unreachable provider, bad key, rate limit, 5xx), so the
+    arena never mistakes a model outage for a sleeping Space or a refused secret.
     """
     import openai
 
@@ -41,7 +43,8 @@ def openai_caller(
         except openai.APITimeoutError as exc:
             raise AgentError("timeout", f"model endpoint timed out: {exc}") from exc
         except openai.APIConnectionError as exc:
-            raise AgentError("unreachable", f"model endpoint unreachable: {exc}") from exc
+            # the agent's Space is up; its model provider is not: the agent failed
+            raise AgentError("agent_failed", f"model endpoint unreachable: {exc}") from exc
         except openai.APIStatusError as exc:
             # a refusal by the *model* provider (bad key, rate limit, 5xx) is the agent's
             # failure; "refused" is kept for the agent refusing the arena's call
