@@ -1,11 +1,12 @@
 """Runner benchmark: how close a match gets to its critical path, and throughput.
 
 Scripted agents that reply after a fixed delay are served on loopback with
-`sdk.serve` and called through `RemoteAgent`, as the arena calls real agents.
+`sdk.serve`, one process per seat (each agent is its own Space in real use), and
+called through `RemoteAgent`, as the arena calls real agents.
 Every player abstains, so every match runs the full 3 rounds: 18 statements
 (sequential by rule) + 3 simultaneous votes = 21 sequential steps.
 
-    python benchmarks/spy_runner.py [--delay 0.05] [--inflight 1 10 50]
+    python benchmarks/spy_runner.py [--delay 0.05] [--inflight 1 10 50] [--servers 6]
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ class DelayedAgent(Agent):
         return ABSTAIN
 
 
-async def one_match(remote: Agent, seed: int, store: Store | None) -> tuple[float, int]:
+async def one_match(remotes: list[Agent], seed: int, store: Store | None) -> tuple[float, int]:
     game = SpyGame(SEATS, seed, SpySettings(pair=WordPair(civilian="tea", spy="coffee"), seconds=30))
     game.match_id = f"bench{seed}"
-    seats = {s: SeatAgent(remote, "delayed") for s in SEATS}
+    seats = {s: SeatAgent(remotes[i % len(remotes)], f"delayed{i % len(remotes)}")
+             for i, s in enumerate(SEATS)}
     if store is not None:
         store.create_match(game.match_id, "spy", seed, [{"seat": s, "agent_id": "delayed"} for s in SEATS])
         sink = lambda items: store.append_events(game.match_id, items)  # noqa: E731
@@ -69,10 +71,10 @@ async def one_match(remote: Agent, seed: int, store: Store | None) -> tuple[floa
     return wall, steps
 
 
-async def throughput(remote: Agent, inflight: int, delay: float, store: Store, rounds: int = 1) -> dict:
+async def throughput(remotes: list[Agent], inflight: int, delay: float, store: Store, rounds: int = 1) -> dict:
     started = time.perf_counter()
     cpu = time.process_time()
-    results = await asyncio.gather(*(one_match(remote, 1000 * inflight + i, store)
+    results = await asyncio.gather(*(one_match(remotes, 1000 * inflight + i, store)
                                      for i in range(inflight * rounds)))
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu
@@ -118,18 +120,22 @@ def free_port() -> int:
 async def main_async(args: argparse.Namespace) -> None:
     import multiprocessing
 
-    port = free_port()
-    server = multiprocessing.get_context("spawn").Process(target=serve_forever, args=(args.delay, port),
-                                                          daemon=True)
-    server.start()
-    remote = RemoteAgent(f"http://127.0.0.1:{port}/", timeout=30, wake_timeout=120)
-    remote.info(wait=True)
+    # one process per seat, as each agent is its own Space in real use
+    ports = [free_port() for _ in range(args.servers)]
+    ctx = multiprocessing.get_context("spawn")
+    servers = [ctx.Process(target=serve_forever, args=(args.delay, port), daemon=True) for port in ports]
+    for server in servers:
+        server.start()
+    remotes = [RemoteAgent(f"http://127.0.0.1:{port}/", timeout=30, wake_timeout=120) for port in ports]
+    for remote in remotes:
+        remote.info(wait=True)
+    port = ports[0]
     try:
-        await one_match(remote, 0, None)  # warm up connections
+        await one_match(remotes, 0, None)  # warm up connections
         walls = []
         steps = 0
         for i in range(args.repeat):
-            wall, steps = await one_match(remote, i + 1, None)
+            wall, steps = await one_match(remotes, i + 1, None)
             walls.append(wall)
         critical = steps * args.delay
         floor = steps * raw_post_median(port)
@@ -144,20 +150,23 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"{'in flight':>9} {'matches':>7} {'wall s':>7} {'median match s':>14} "
                   f"{'matches/min':>11} {'ideal/min':>9} {'fraction':>8} {'calls/s':>7} {'runner CPU ms/call':>18}")
             for n in args.inflight:
-                r = await throughput(remote, n, args.delay, store)
+                r = await throughput(remotes, n, args.delay, store)
                 print(f"{r['inflight']:>9} {r['matches']:>7} {r['wall_s']:>7.2f} {r['median_match_s']:>14.3f} "
                       f"{r['matches_per_min']:>11.1f} {r['ideal_per_min']:>9.1f} {r['fraction']:>8.2f} "
                       f"{r['calls_per_s']:>7.0f} {r['runner_cpu_ms_per_call']:>18.2f}")
             store.close()
     finally:
-        await remote.aclose()
-        server.terminate()
+        for remote in remotes:
+            await remote.aclose()
+        for server in servers:
+            server.terminate()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--servers", type=int, default=6, help="agent server processes (seat i -> i mod n)")
     parser.add_argument("--inflight", type=int, nargs="+", default=[1, 10, 50])
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores")
