@@ -9,6 +9,7 @@ trip costs ~77 ms. The time limit is enforced by cancelling the request.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import re
@@ -31,6 +32,57 @@ _ERROR_KINDS: tuple[AgentErrorKind, ...] = ("refused", "bad_reply", "agent_faile
                                             "unreachable")
 # Status codes a Space answers with while it builds, sleeps or restarts.
 _WAKING_STATUS = {502, 503, 504, 404, 409}
+
+
+# Every RemoteAgent alive, so their connections are closed at interpreter exit
+# (the arena's loop runs until then, and aiohttp warns about sessions left open).
+_LIVE: weakref.WeakSet[RemoteAgent] = weakref.WeakSet()
+
+
+def _close_session(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession, wait: bool) -> None:
+    if session.closed:
+        return
+    try:
+        if loop.is_closed():
+            # the loop and its sockets are gone; only aiohttp's bookkeeping is left
+            connector = session.connector
+            session.detach()
+            if connector is not None:
+                connector._close()
+        elif loop.is_running():
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                task = loop.create_task(session.close())
+                _CLOSING.add(task)
+                task.add_done_callback(_CLOSING.discard)
+                return
+            # a loop in another thread, e.g. the Gradio server's
+            closing = asyncio.run_coroutine_threadsafe(session.close(), loop)
+            if wait:
+                closing.result(timeout=1)
+        else:
+            loop.run_until_complete(session.close())
+    except Exception:  # closing is best effort: never let cleanup raise
+        pass
+
+
+def _close_sessions(sessions: weakref.WeakKeyDictionary, wait: bool) -> None:
+    for loop, session in list(sessions.items()):
+        _close_session(loop, session, wait)
+    sessions.clear()
+
+
+# Close-tasks scheduled on a running loop, kept referenced until they finish.
+_CLOSING: set[asyncio.Task] = set()
+
+
+@atexit.register
+def _close_all() -> None:
+    for agent in list(_LIVE):
+        agent.close()
 
 
 def resolve_src(src: str) -> str:
@@ -97,13 +149,15 @@ class RemoteAgent(Agent):
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self._headers = headers
-        self._client = httpx.Client(headers=headers, follow_redirects=True,
-                                    limits=httpx.Limits(max_connections=64))
+        self._client: httpx.Client | None = None
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
             weakref.WeakKeyDictionary()
         )
         self._lock = threading.Lock()
         self._info: dict[str, Any] | None = None
+        _LIVE.add(self)
+        # an agent dropped without close() still closes its sessions (aiohttp warns otherwise)
+        weakref.finalize(self, _close_sessions, self._sessions, False).atexit = False
 
     # -- plumbing ---------------------------------------------------------
     def _route(self, endpoint: str) -> str:
@@ -139,7 +193,7 @@ class RemoteAgent(Agent):
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
         start = time.monotonic()
         try:
-            with self._client.stream("POST", self._route(endpoint), json={"data": data},
+            with self._sync_client().stream("POST", self._route(endpoint), json={"data": data},
                                      timeout=httpx.Timeout(deadline)) as response:
                 body = bytearray()
                 for chunk in response.iter_bytes():
@@ -155,6 +209,14 @@ class RemoteAgent(Agent):
             raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
         except httpx.HTTPError as exc:
             raise AgentError("unreachable", f"{type(exc).__name__}: {exc}", agent=self.name) from exc
+
+    def _sync_client(self) -> httpx.Client:
+        # opened on first use, and again after close(): a closed agent still answers
+        with self._lock:
+            if self._client is None or self._client.is_closed:
+                self._client = httpx.Client(headers=self._headers, follow_redirects=True,
+                                            limits=httpx.Limits(max_connections=64))
+            return self._client
 
     def _session(self) -> aiohttp.ClientSession:
         # one session per event loop; aiohttp costs ~0.4 ms of CPU per call where
@@ -238,16 +300,14 @@ class RemoteAgent(Agent):
             await session.close()
 
     def close(self) -> None:
-        """Close the sync client; async sessions of loops that are no longer running
-        are closed here too (use `aclose` from inside a running loop)."""
-        self._client.close()
-        for loop, session in list(self._sessions.items()):
-            if session.closed or loop.is_closed() or loop.is_running():
-                continue
-            try:
-                loop.run_until_complete(session.close())
-            except RuntimeError:
-                pass
+        """Close every connection this agent holds: the sync client, and the async
+        session of each event loop, whatever state that loop is in (use `aclose` from
+        inside a running loop for its own session). A later call opens new ones."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+        _close_sessions(self._sessions, wait=True)
 
     def __repr__(self) -> str:
         return f"RemoteAgent({self.src!r})"

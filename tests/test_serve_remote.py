@@ -527,3 +527,40 @@ def test_calls_in_flight_are_not_serialised(launch, remotes):
     elapsed = time.monotonic() - start
     assert texts == ["done"] * 8
     assert elapsed < 1.6, f"8 threaded calls of 0.3 s took {elapsed:.2f} s"
+
+
+# -- connection lifecycle --------------------------------------------------------
+def test_closed_agent_reopens_its_connections(counting, remotes):
+    _, url = counting
+    remote = remotes(url, timeout=10)
+    assert remote.act(observation("speak")).text == "P3 says: it is warm."
+    remote.close()
+    # close() releases connections, it does not retire the agent
+    assert remote.act(observation("vote")).text == "P10"
+
+    async def two_calls() -> str:
+        first = (await remote.aact(observation("speak"))).text
+        await remote.aclose()
+        return first + " / " + (await remote.aact(observation("vote"))).text
+
+    assert arun(remote, two_calls) == "P3 says: it is warm. / P10"
+
+
+def test_agent_dropped_without_close_leaves_no_open_session(counting, recwarn):
+    """An agent used in a loop that has ended, then dropped, closes its session
+    itself: aiohttp reports no unclosed session or connector."""
+    import gc
+
+    _, url = counting
+    remote = RemoteAgent(url, timeout=10)
+
+    async def call(agent: RemoteAgent) -> str:
+        return (await agent.aact(observation("vote"))).text
+
+    assert asyncio.run(call(remote)) == "P10"
+    session = next(iter(remote._sessions.values()))
+    del remote
+    gc.collect()
+    assert session.closed
+    unclosed = [w for w in recwarn.list if "Unclosed" in str(w.message)]
+    assert unclosed == []
