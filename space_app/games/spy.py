@@ -56,8 +56,36 @@ def normalise_statement(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+# English plurals that no suffix rule forms (a compound ending in one takes it too).
+IRREGULAR_PLURALS = {
+    "man": "men", "woman": "women", "child": "children", "person": "people", "mouse": "mice",
+    "goose": "geese", "tooth": "teeth", "foot": "feet", "ox": "oxen", "louse": "lice",
+    "cactus": "cacti", "fungus": "fungi", "die": "dice",
+}
+
+
+# words ending in "man" whose plural is regular
+MAN_NOT_MEN = {"human", "german", "shaman", "talisman", "caiman", "ottoman", "roman", "walkman"}
+
+
+def _plural_forms(word: str) -> list[str]:
+    forms = [word + "s", word + "es"]
+    if re.search(r"[^aeiou]y$", word):  # cherry -> cherries
+        forms.append(word[:-1] + "ies")
+    if word.endswith("fe"):  # knife -> knives
+        forms.append(word[:-2] + "ves")
+    elif word.endswith("f"):  # wolf -> wolves, leaf -> leaves
+        forms.append(word[:-1] + "ves")
+    for singular, plural in IRREGULAR_PLURALS.items():
+        # mouse -> mice, and compounds ending in one: snowman -> snowmen, "ice man" -> "ice men"
+        if word.endswith(singular) and word not in MAN_NOT_MEN:
+            forms.append(word[: -len(singular)] + plural)
+    return forms
+
+
 def contains_word(statement: str, word: str, language: str) -> bool:
-    """English: the word as a whole word (plural -s/-es, and -y -> -ies, too), any case.
+    """English: the word as a whole word, or one of its plurals (-s, -es, -y -> -ies,
+    -f/-fe -> -ves, and common irregular ones), any case.
     Chinese: the word anywhere (Chinese has no spaces between words)."""
     text = unicodedata.normalize("NFKC", statement).casefold()
     word = unicodedata.normalize("NFKC", word).casefold().strip()
@@ -65,9 +93,7 @@ def contains_word(statement: str, word: str, language: str) -> bool:
         return False
     if language == "zh" or not word.isascii():
         return word in text
-    forms = rf"{re.escape(word)}(?:s|es)?"
-    if re.search(r"[^aeiou]y$", word):  # cherry -> cherries
-        forms += rf"|{re.escape(word[:-1])}ies"
+    forms = "|".join(re.escape(form) for form in [word, *_plural_forms(word)])
     return re.search(rf"(?<![a-z0-9])(?:{forms})(?![a-z0-9])", text) is not None
 
 
