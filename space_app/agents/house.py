@@ -41,8 +41,10 @@ GENERIC_ZH = [
 
 
 def _rng(obs: Observation, salt: str = "") -> random.Random:
-    """Deterministic per (match, seat, round): agents keep no state, results are reproducible."""
-    key = f"{obs.match_id}|{obs.you}|{obs.round}|{obs.phase}|{salt}".encode()
+    """Seeded by what the seat has seen (its word, the history so far), not by the match
+    id: agents keep no state, and the same game seed replays the same match."""
+    seen = "\n".join(f"{h.who}|{h.kind}|{h.round}|{h.text}" for h in obs.history)
+    key = f"{obs.game}|{obs.you}|{obs.round}|{obs.phase}|{obs.private.text}|{seen}|{salt}".encode()
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 

@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ArenaAPI
-from ..experiments import attack_defence
+from ..experiments import ATTACK_CONDITIONS, attack_defence
 from ..games import GAMES
 from ..metrics.spy import score_history, study_row
 
@@ -50,28 +50,28 @@ def history_frame(api: ArenaAPI, game: str, agents: set[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["agent", "game", "ranking_score", "finished_at"])
 
 
+STUDY_METRICS = {"vote_accuracy": "vote accuracy", "foul_rate": "foul rate",
+                 "civilian_win_rate": "civilian wins"}
+STUDY_SHORT = {"baseline": "baseline", "attacker spy": "attacker", "defender-injection spy": "defender"}
+STUDY_BARS = [f"{label}: {STUDY_SHORT[name]}" for label in STUDY_METRICS.values() for name in ATTACK_CONDITIONS]
+
+
 def study_frame(api: ArenaAPI) -> pd.DataFrame:
-    """The newest stored attack/defence run: one bar per condition and metric."""
-    tags = sorted({m["tag"] for m in api.store.list_matches(game="spy", limit=2000)
-                   if m["tag"].startswith("study:attack:")})
-    if not tags:
-        return pd.DataFrame(columns=["bar", "condition", "value"])
+    """The newest stored attack/defence run: one bar per metric and condition, grouped
+    by metric, conditions in the study's order."""
     runs: dict[str, float] = {}
     for m in api.store.list_matches(game="spy", limit=2000):
         if m["tag"].startswith("study:attack:"):
             run = m["tag"].rsplit(":", 1)[-1]
             runs[run] = max(runs.get(run, 0), m["created_at"])
+    if not runs:
+        return pd.DataFrame(columns=["bar", "condition", "value"])
     newest = max(runs, key=runs.get)
-    out = []
-    for tag in tags:
-        _, _, condition, run = tag.split(":", 3)
-        if run != newest:
-            continue
-        row = study_row(api.store.iter_matches("spy", tag=tag))
-        for metric in ("vote_accuracy", "foul_rate", "civilian_win_rate"):
-            if row[metric] is not None:
-                out.append({"bar": f"{metric.replace('_', ' ')} · {condition}", "condition": condition,
-                            "value": round(row[metric], 3)})
+    rows = {name: study_row(api.store.iter_matches("spy", tag=f"study:attack:{name}:{newest}"))
+            for name in ATTACK_CONDITIONS}
+    out = [{"bar": f"{label}: {STUDY_SHORT[name]}", "condition": name, "value": round(row[metric], 3)}
+           for metric, label in STUDY_METRICS.items()
+           for name, row in rows.items() if row[metric] is not None]
     return pd.DataFrame(out, columns=["bar", "condition", "value"])
 
 
@@ -86,12 +86,14 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
                                "Rating: OpenSkill μ ± σ. Click a column header to sort.")
     with gr.Row():
         history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", "ranking_score"]), x="game",
-                              y="ranking_score", color="agent", title="Ranking score over games")
+                              y="ranking_score", color="agent", title="Ranking score over games",
+                              x_title="games played", y_title="ranking score")
         roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
                            y="win rate", color="role", title="Win rate by role", y_lim=[0, 1])
     with gr.Row():
         study = gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",
-                           color="condition", title="Attack / defence study (newest run)", x_label_angle=-30)
+                           color="condition", title="Attack / defence study (newest run)", x_label_angle=-30,
+                           x_title="metric: condition", y_title="rate", y_lim=[0, 1], sort=STUDY_BARS)
         with gr.Column():
             gr.Markdown("Run the attack/defence study with the heuristic house agent: the same "
                         "seeds as baseline, with an attacker spy and with a defender-injection spy.")
