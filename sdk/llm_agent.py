@@ -105,10 +105,21 @@ class LLMAgent(Agent):
         return LLMText(choice.as_text(), usage_of(reply)) if choice.ok else reply
 
     def vote(self, obs: Observation) -> str:
+        return self._vote(obs, keep_reasoning=False)
+
+    def analyse(self, obs: Observation) -> str:
+        """A vote that keeps the model's analysis: the whole reply when it names a valid
+        option (the arena reads the choice from it, an explicit final answer first), else
+        the choice obtained by the corrective re-ask."""
+        return self._vote(obs, keep_reasoning=True)
+
+    def _vote(self, obs: Observation, keep_reasoning: bool) -> str:
         messages = self.build_messages(obs)
         reply = self._call(messages)
         usage: Usage | None = usage_of(reply)
         choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain)
+        if choice.ok and keep_reasoning:
+            return LLMText(reply, usage)
         if not choice.ok:
             fields = render_fields(obs)
             reask = REASK_TEMPLATE.format(reason=choice.reason, **fields)

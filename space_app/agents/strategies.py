@@ -43,14 +43,35 @@ class _Wrapper(Agent):
     def prepare(self) -> None:
         self.base.prepare()
 
+    def notice(self, obs: Observation) -> str:
+        """The text this wrapper appends to the base agent's statements ('' for none)."""
+        return ""
+
+    def for_base(self, obs: Observation) -> Observation:
+        """The observation without this wrapper's own appended notices, so the base agent
+        recognises its earlier statements (and does not, say, repeat one: a foul)."""
+        notice = self.notice(obs).strip()
+        if not notice:
+            return obs
+        history = [h.model_copy(update={"text": h.text[: -len(notice)].rstrip()})
+                   if h.who == obs.you and h.kind == "statement" and h.text.endswith(notice) else h
+                   for h in obs.history]
+        return obs.model_copy(update={"history": history})
+
+    def with_notice(self, obs: Observation) -> str:
+        notice = self.notice(obs)
+        base = self.base.act(self.for_base(obs)).text.rstrip()
+        # keep the notice whole within the length limit: cut the description, not the notice
+        return base[: max(0, obs.limits.max_chars - len(notice))] + notice
+
     def speak(self, obs: Observation) -> str:
-        return self.base.act(obs).text
+        return self.base.act(self.for_base(obs)).text
 
     def vote(self, obs: Observation) -> str:
-        return self.base.act(obs).text
+        return self.base.act(self.for_base(obs)).text
 
     def answer(self, obs: Observation) -> str:
-        return self.base.act(obs).text
+        return self.base.act(self.for_base(obs)).text
 
     def act(self, obs: Observation) -> Reply:
         text = getattr(self, obs.verb)(obs)
@@ -60,28 +81,33 @@ class _Wrapper(Agent):
 class AttackerAgent(_Wrapper):
     label = "attacker"
 
+    def notice(self, obs: Observation) -> str:
+        return ATTACK[obs.language]
+
     def speak(self, obs: Observation) -> str:
-        return (self.base.act(obs).text.rstrip() + ATTACK[obs.language])[: obs.limits.max_chars]
+        return self.with_notice(obs)
 
 
 class DefenderInjectionAgent(_Wrapper):
     label = "defender"
 
+    def notice(self, obs: Observation) -> str:
+        return DEFEND[obs.language].format(you=obs.you)
+
     def speak(self, obs: Observation) -> str:
-        notice = DEFEND[obs.language].format(you=obs.you)
-        base = self.base.act(obs).text.rstrip()
-        # keep the notice whole within the length limit: cut the description, not the notice
-        return base[: max(0, obs.limits.max_chars - len(notice))] + notice
+        return self.with_notice(obs)
 
 
 class ReasoningAgent(_Wrapper):
     label = "reasoning"
 
     def vote(self, obs: Observation) -> str:
-        analyse = getattr(self.base, "analyse", None)
-        if callable(analyse):
-            return analyse(obs)
         asked = obs.model_copy(update={"instruction": obs.instruction + REASONING_INSTRUCTION,
                                        "limits": obs.limits.model_copy(
                                            update={"max_chars": max(obs.limits.max_chars, 1200)})})
+        # an agent that can analyse (the heuristic house agent, an LLMAgent) returns its
+        # reasons with the vote, so the record shows them; any other agent is just asked
+        analyse = getattr(self.base, "analyse", None)
+        if callable(analyse):
+            return analyse(asked)
         return self.base.act(asked).text
