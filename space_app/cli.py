@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from .games import GAMES
+from .games.spy_words import WordPairError, load_pairs
 from .store import Store
 from .tables import ATTACK_COLUMNS, LEADERBOARD_COLUMNS, REASONING_COLUMNS, render
 
@@ -30,6 +31,12 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if not spy:
             raise SystemExit("--pair must look like civilian/spy, e.g. tea/coffee")
         settings["pair"] = {"civilian": civ, "spy": spy}
+    if getattr(args, "pairs", None):
+        try:
+            pairs = load_pairs(args.pairs)
+        except WordPairError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        settings["pairs"] = [pair.model_dump() for pair in pairs]
     if getattr(args, "settings", None):
         settings.update(json.loads(args.settings))
     return settings
@@ -119,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("game", choices=sorted(GAMES))
         p.add_argument("--language", choices=["en", "zh"])
         p.add_argument("--pair", help="fixed word pair for spy, civilian/spy (e.g. tea/coffee)")
+        p.add_argument("--pairs", metavar="FILE",
+                       help="draw spy word pairs from this CSV or JSON file instead of the built-in ones")
         p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
         p.add_argument("--tag", default="", help="label stored with the matches")
 
@@ -151,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--seed", type=int, default=0)
     x.add_argument("--language", choices=["en", "zh"])
     x.add_argument("--pair")
+    x.add_argument("--pairs", metavar="FILE")
     x.add_argument("--settings")
     x.set_defaults(func=cmd_experiment)
     return parser

@@ -43,6 +43,9 @@ class SpySettings(BaseModel):
     language: Literal["en", "zh"] = "en"
     difficulty: Literal["easy", "medium", "hard"] | None = None
     pair: WordPair | None = None  # a fixed pair; otherwise drawn with the seed
+    # the pool to draw from instead of the built-in pairs (e.g. a user's pairs file); not
+    # stored with the match: the drawn pair is, in its setup event
+    pairs: list[WordPair] | None = Field(default=None, min_length=1, exclude=True)
 
     @property
     def max_chars(self) -> int:
@@ -115,7 +118,7 @@ class SpyGame(Game):
         if settings.pair is not None:
             pair = settings.pair
         else:
-            pool = pairs or load_builtin_pairs(settings.language)
+            pool = pairs or settings.pairs or load_builtin_pairs(settings.language)
             if settings.difficulty:
                 pool = [p for p in pool if p.difficulty == settings.difficulty] or pool
             pair = rng.choice(pool)
