@@ -1,6 +1,6 @@
 """The arena in a real browser: play a demo match, replay it through its share link,
-step through it, look through a seat's eyes, and visit every tab. Screenshots of each
-tab go to test-artifacts/screenshots/."""
+step through it, look through a seat's eyes, visit every tab, and play a seat yourself.
+Screenshots of each tab go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -158,3 +158,47 @@ def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
     assert "Traceback" not in text and "Error" not in header.inner_text()
     assert not page.dialogs, f"a script ran: {page.dialogs}"
     assert page.locator("#replay-header script").count() == 0
+
+
+def test_a_visitor_plays_seat_p1_against_the_house_agents(page, arena_url):
+    """Tick 'Take seat P1 yourself', answer every question the page asks (statements and
+    votes) until the match ends; the record shows the person's statements as P1's."""
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    page.locator("#take-seat input[type=checkbox]").check()
+    page.locator("#start-match").click()
+    status, prompt = page.locator("#play-status"), page.locator("#human-prompt")
+    reply = page.locator("#human-reply textarea, #human-reply input").first
+    said: list[str] = []
+    answered = 0
+    while "Finished" not in status.inner_text():
+        expect(prompt.or_(status.filter(has_text="Finished"))).to_contain_text(
+            re.compile("Your turn|Finished"), timeout=WAIT)
+        question = prompt.inner_text()
+        if "Your turn" not in question:
+            continue
+        assert "Your turn, P1." in question and "Your secret word is" in question
+        options = re.search(r"Options:\s*(P\d+)", question)
+        if options:  # a vote: name the first player offered
+            text = options.group(1)
+        else:
+            text = f"Visitor clue number {len(said) + 1}: people talk about it at home."
+            said.append(text)
+        before = prompt.text_content()
+        reply.fill(text)
+        page.locator("#send-reply").click()
+        # the page moves on: 'Sent.', then the next question or nothing
+        page.wait_for_function("([sel, prev]) => document.querySelector(sel).textContent !== prev",
+                               arg=["#human-prompt", before], timeout=WAIT)
+        answered += 1
+        assert answered < 20, "the page kept asking"
+    assert said, "P1 was never asked to speak"
+    found = MATCH_ID.search(status.inner_text())
+    assert found
+    transcript = page.locator("#live-transcript")
+    expect(transcript).to_contain_text(said[0])
+    expect(transcript).to_contain_text("Game over")
+    expect(page.locator("#play-result")).to_contain_text("you (")
+    screenshot(page, "human-seat")
+    assert "Traceback" not in page.locator("body").inner_text()

@@ -57,7 +57,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                      value="house:heuristic" if i % 2 == 0 else "house:random",
                                      label=f"Seat P{i + 1}", allow_custom_value=False)
                     seat_dropdowns.append(dd)
-            take_seat = gr.Checkbox(label="Take seat P1 yourself", value=False)
+            take_seat = gr.Checkbox(label="Take seat P1 yourself", value=False, elem_id="take-seat")
             start = gr.Button("Start match", variant="primary", elem_id="start-match")
         with gr.Column(scale=3):
             status = gr.Markdown("Pick the seats and press **Start match**.", elem_id="play-status")
@@ -65,8 +65,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             prompt = gr.HTML("", elem_id="human-prompt")
             with gr.Row():
                 reply = gr.Textbox(label="Your reply", placeholder="Your statement, or the player you vote for",
-                                   scale=4, max_lines=3, max_length=400)
-                send = gr.Button("Send", scale=1)
+                                   scale=4, max_lines=3, max_length=400, elem_id="human-reply")
+                send = gr.Button("Send", scale=1, elem_id="send-reply")
             result = gr.Markdown("", elem_id="play-result")
 
     # the six seats are named parameters: Gradio cannot inject `request` after `*args`
