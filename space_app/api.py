@@ -5,15 +5,16 @@ with a message meant for people."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .agents.catalogue import HOUSE, UnknownAgent
 from .config import ArenaConfig
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 MAX_SEATS = 12
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
+MAX_SPEC = 300  # characters of one seat's agent spec
+MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
 
 
 class ApiError(ValueError):
@@ -38,10 +41,18 @@ class ApiError(ValueError):
 
 
 class MatchRequest(BaseModel):
-    game: str = "spy"
-    seats: list[str] = Field(default_factory=list, max_length=MAX_SEATS)
+    game: str = Field(default="spy", max_length=40)
+    seats: list[Annotated[str, Field(max_length=MAX_SPEC)]] = Field(default_factory=list,
+                                                                  max_length=MAX_SEATS)
     seed: int | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("settings")
+    @classmethod
+    def _bounded(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if len(json.dumps(value, default=str)) > MAX_SETTINGS:
+            raise ValueError(f"settings are larger than {MAX_SETTINGS} characters as JSON")
+        return value
 
 
 class ArenaAPI:
@@ -115,7 +126,9 @@ class ArenaAPI:
         try:
             req = request if isinstance(request, MatchRequest) else MatchRequest.model_validate(request)
         except ValidationError as exc:
-            raise ApiError(f"invalid match request: {exc.errors()[0]['msg']}") from exc
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "request"
+            raise ApiError(f"invalid match request: {where}: {first['msg']}") from exc
         if req.game not in GAMES:
             raise ApiError(f"unknown game {req.game!r}; known: {', '.join(GAMES)}")
         spec = get_game(req.game)

@@ -321,3 +321,35 @@ def test_one_visitor_cannot_exceed_their_match_limit(arena, launch):
     # once it is over, the same visitor may start another
     again = call(client, "/run_match", game="spy", seats=["house:random"] * 6, seed=9, settings=PAIR)
     assert again["status"] == "finished"
+
+
+@pytest.mark.parametrize(("request_body", "why"), [
+    ({"game": "spy", "seats": ["house:random" + "x" * 400]}, "seats.0"),
+    ({"game": "spy", "seats": ["house:random"] * 13}, "seats"),
+    ({"game": "g" * 41}, "game"),
+    ({"game": "spy", "settings": {"pairs": [{"civilian": f"w{i}", "spy": f"v{i}"} for i in range(4000)]}},
+     "larger than"),
+    ({"game": "spy", "settings": {"rounds": 9}}, "rounds"),
+])
+def test_oversized_or_invalid_match_requests_are_refused_with_the_reason(tmp_path, request_body, why):
+    from space_app.api import ApiError, ArenaAPI
+
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "a.db"), demo_matches=0))
+    with pytest.raises(ApiError) as caught:
+        api.plan(request_body, owner="visitor")
+    assert why in str(caught.value)
+    assert api.store.list_matches() == []
+    api.store.close()
+
+
+def test_a_match_request_can_bring_its_own_word_pairs(tmp_path):
+    from space_app.api import ArenaAPI
+
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "a.db"), demo_matches=0))
+    pairs = [{"civilian": "harbour", "spy": "marina"}]
+    result = api.arena.run_in_own_loop(api.run_match({"game": "spy", "seats": ["house:heuristic"] * 6,
+                                                      "seed": 4, "settings": {"pairs": pairs}},
+                                                     visitor="v"))
+    match = api.store.get_match(result["match_id"])
+    assert set(match["result"]["words"].values()) == {"harbour", "marina"}
+    api.store.close()
