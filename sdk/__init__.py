@@ -9,7 +9,6 @@ from .llm_agent import LLMAgent
 from .memory import MatchMemory
 from .observation import ABSTAIN, HistoryItem, Limits, Observation, PrivateInfo
 from .parsing import Choice, parse_choice
-from .remote import RemoteAgent
 from .usage import LLMText, Usage
 
 __all__ = [
@@ -20,10 +19,15 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # gradio is only imported when an agent is served, so `RemoteAgent` users and
-    # `python -m sdk schema` stay light
+    # imported on first use: gradio only when an agent is served, the HTTP clients only
+    # arena-side (RemoteAgent), so an agent Space installs neither for the other's sake
+    # and `python -m sdk schema` stays light
     if name == "serve":
         from .serving import serve
 
         return serve
+    if name == "RemoteAgent":
+        from .remote import RemoteAgent
+
+        return RemoteAgent
     raise AttributeError(f"module 'sdk' has no attribute {name!r}")

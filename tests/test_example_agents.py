@@ -181,3 +181,114 @@ def test_local_example_runs_the_embedded_model(launch):
                 assert reply.usage.completion_tokens <= 48
     finally:
         remote.close()
+
+
+# -- the examples' requirements.txt install what their app imports -----------------------
+# Runs app.py in a fresh interpreter that cannot import any distribution the example's
+# requirements.txt would not install (as on a fresh Space), then plays one verb.
+APP_WITH_ONLY_ITS_REQUIREMENTS = """
+import importlib.util, json, sys
+example, root, blocked = sys.argv[1], sys.argv[2], set(json.loads(sys.argv[3]))
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r} (requirements.txt does not install it)",
+                                      name=name)
+        return None
+
+sys.meta_path.insert(0, NotInstalled())
+sys.path.insert(0, root); sys.path.insert(0, example)
+spec = importlib.util.spec_from_file_location("example_app", example + "/app.py")
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)  # builds the agent and its Gradio app, as the Space does
+from sdk import AgentError, Observation
+obs = Observation.model_validate(json.loads(sys.argv[4]))
+try:
+    print("reply:", module.agent.act(obs).text)
+except AgentError as exc:  # the model endpoint is unreachable here: a clean agent error
+    print("agent error:", exc.kind)
+"""
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections (bound, not listening)."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+def _requirement_closure(requirements: Path) -> set[str]:
+    """Every distribution that `pip install -r requirements` installs (what it lists and,
+    recursively, what those require), read from the installed metadata."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    todo = [Requirement(line.split("#")[0].strip()) for line in requirements.read_text().splitlines()
+            if line.split("#")[0].strip()]
+    seen: set[str] = set()
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            deps = requires(req.name) or []
+        except PackageNotFoundError:
+            continue
+        for dep in map(Requirement, deps):
+            if dep.marker is None or dep.marker.evaluate({"extra": ""}):
+                todo.append(dep)
+    return seen
+
+
+def _imports_in(path: Path) -> set[str]:
+    """Top-level modules a source file imports anywhere, inside functions included."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize(("folder", "caller_module"), [("openai_agent", "openai_compat"),
+                                                      ("local_agent", "local")])
+def test_example_runs_with_only_what_its_requirements_install(folder, caller_module, closed_port):
+    import subprocess
+    from importlib.metadata import packages_distributions
+
+    from packaging.utils import canonicalize_name
+
+    example = EXAMPLES / folder
+    installed = _requirement_closure(example / "requirements.txt")
+    blocked = sorted(module for module, dists in packages_distributions().items()
+                     if module not in sys.stdlib_module_names
+                     and not {canonicalize_name(d) for d in dists} & installed)
+    assert "aiohttp" in blocked  # the arena's HTTP client is not an agent Space's dependency
+    # the model libraries the caller imports on its first call are installed too
+    needed_later = _imports_in(ROOT / "sdk" / "callers" / f"{caller_module}.py") & set(blocked)
+    assert not needed_later, f"{folder}/requirements.txt does not install {needed_later}"
+
+    env = {"HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "PATH": "/usr/bin:/bin",
+           "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port}/v1", "OPENAI_API_KEY": "sk-test",
+           "NO_PROXY": "127.0.0.1"}
+    obs = observation("vote" if folder == "openai_agent" else "speak").model_dump_json()
+    script = APP_WITH_ONLY_ITS_REQUIREMENTS
+    if folder == "local_agent":  # building is enough here; the model itself runs in the test above
+        script = script.split("from sdk import AgentError")[0] + "print('built:', module.agent.name)\n"
+    proc = subprocess.run([sys.executable, "-c", script, str(example), str(ROOT), json.dumps(blocked), obs],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = "agent error: agent_failed" if folder == "openai_agent" else "built: local-agent"
+    assert expected in proc.stdout, proc.stdout + proc.stderr[-2000:]
