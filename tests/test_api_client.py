@@ -353,3 +353,33 @@ def test_a_match_request_can_bring_its_own_word_pairs(tmp_path):
     match = api.store.get_match(result["match_id"])
     assert set(match["result"]["words"].values()) == {"harbour", "marina"}
     api.store.close()
+
+
+def test_the_readme_api_example_runs_as_written(arena, launch, capsys):
+    """The README's gradio_client example, read from the README, with only its two
+    addresses pointed at this test's arena and agent."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## API (`gradio_client`)", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert "http://127.0.0.1:7860/" in code and "http://127.0.0.1:7861/" in code
+
+    url = arena()
+    agent_url = launch(serve(Steady("my-agent")))
+    code = code.replace("http://127.0.0.1:7861/", agent_url).replace("http://127.0.0.1:7860/", url)
+    scope: dict[str, Any] = {}
+    exec(compile(code, "README.md (API example)", "exec"), scope)
+
+    assert scope["reg"]["name"] == "my-agent"
+    assert scope["match"]["status"] == "finished"
+    match_id = scope["match"]["match_id"]
+    record, seat_view = scope["record"], scope["seat_view"]
+    assert record["id"] == match_id and record["result"]["winner"] in ("spy", "civilian")
+    assert any(e["kind"] == "call" for e in record["events"])  # the spectator record has everything
+    assert all(e["visible_to"] is None or "P1" in e["visible_to"] for e in seat_view["events"])
+    assert len(seat_view["events"]) < len(record["events"])
+    assert any(row["agent"] == scope["reg"]["agent_id"] for row in scope["board"])
+    assert match_id in {m["id"] for m in scope["recent"]}
+    assert f"?match={match_id}" in capsys.readouterr().out
