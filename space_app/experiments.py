@@ -27,29 +27,31 @@ async def _condition(arena: Arena, base: str, games: int, seed: int, tag: str,
     return study_row(arena.store.iter_matches("spy", tag=tag))
 
 
-async def attack_defence(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
-                         settings: dict[str, Any] | None = None,
-                         concurrency: int = 8) -> list[dict[str, Any]]:
+async def _study(arena: Arena, study: str, conditions: dict[str, str | None], role: str, base: str,
+                 games: int, seed: int, settings: dict[str, Any] | None, concurrency: int) -> list[dict[str, Any]]:
+    """Each condition: `games` matches of `base` on the same seeds, the wrapper (if any) on `role`."""
     run = uuid.uuid4().hex[:6]
     rows = []
-    for name, suffix in ATTACK_CONDITIONS.items():
-        roles = {"spy": base + suffix} if suffix else None
-        row = await _condition(arena, base, games, seed, f"study:attack:{name}:{run}", roles,
+    for name, suffix in conditions.items():
+        roles = {role: base + suffix} if suffix else None
+        row = await _condition(arena, base, games, seed, f"study:{study}:{name}:{run}", roles,
                                settings, concurrency)
         rows.append({"condition": name, **row})
     return rows
+
+
+async def attack_defence(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
+                         settings: dict[str, Any] | None = None,
+                         concurrency: int = 8) -> list[dict[str, Any]]:
+    """Baseline, an attacker spy, a defender-injection spy."""
+    return await _study(arena, "attack", ATTACK_CONDITIONS, "spy", base, games, seed, settings, concurrency)
 
 
 async def reasoning(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
                     settings: dict[str, Any] | None = None, concurrency: int = 8) -> list[dict[str, Any]]:
-    run = uuid.uuid4().hex[:6]
-    rows = []
-    for name, suffix in REASONING_CONDITIONS.items():
-        roles = {"civilian": base + suffix} if suffix else None
-        row = await _condition(arena, base, games, seed, f"study:reasoning:{name}:{run}", roles,
-                               settings, concurrency)
-        rows.append({"condition": name, **row})
-    return rows
+    """Civilians without and with the reasoning mode."""
+    return await _study(arena, "reasoning", REASONING_CONDITIONS, "civilian", base, games, seed, settings,
+                        concurrency)
 
 
 def run_study(arena: Arena, study: str, **kwargs: Any) -> list[dict[str, Any]]:
