@@ -16,12 +16,9 @@ from types import ModuleType
 
 import pytest
 
+from sdk import AgentError, Observation, RemoteAgent, Usage
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the examples import the top-level sdk package
-    sys.path.insert(0, str(ROOT))
-
-from sdk import AgentError, Observation, RemoteAgent, Usage  # noqa: E402
-
 EXAMPLES = ROOT / "example_agents"
 REPLIES = {
     "speak": "It is something you enjoy on a quiet morning.",

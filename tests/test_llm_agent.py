@@ -4,17 +4,11 @@ errors), and the Observation model it reads."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sdk import (  # noqa: E402
+from sdk import (
     AgentError,
     LLMAgent,
     LLMText,
@@ -23,8 +17,8 @@ from sdk import (  # noqa: E402
     Usage,
     scripted_caller,
 )
-from sdk.observation import observation_schema  # noqa: E402
-from sdk.prompts import SYSTEM_PROMPTS  # noqa: E402
+from sdk.observation import observation_schema
+from sdk.prompts import SYSTEM_PROMPTS
 
 OPTIONS = ["P1", "P2", "P10"]
 

@@ -7,19 +7,13 @@ import importlib
 import ipaddress
 import os
 import socket
-import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sdk import LLMText, Usage, local_caller  # noqa: E402
+from sdk import LLMText, Usage, local_caller
 
 # the module behind sdk.local_caller (its model cache is what these tests inspect)
 lc = importlib.import_module("sdk.callers.local")

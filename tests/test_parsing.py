@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sdk.parsing import Choice, parse_choice  # noqa: E402
+from sdk.parsing import Choice, parse_choice
 
 P = [f"P{i}" for i in range(1, 11)]  # P1..P10: "P1" is a prefix of "P10"
 

@@ -6,23 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import sdk  # noqa: E402
-from sdk import (  # noqa: E402
+import sdk
+from sdk import (
     Agent,
     AgentError,
     LLMAgent,
@@ -33,7 +27,7 @@ from sdk import (  # noqa: E402
     openai_caller,
     serve,
 )
-from sdk.remote import resolve_src  # noqa: E402
+from sdk.remote import resolve_src
 
 TIME_LIMIT = 1.0
 MARGIN = 1.5
