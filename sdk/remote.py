@@ -37,6 +37,8 @@ _WAKING_STATUS = {502, 503, 504, 404, 409}
 # Every RemoteAgent alive, so their connections are closed at interpreter exit
 # (the arena's loop runs until then, and aiohttp warns about sessions left open).
 _LIVE: weakref.WeakSet[RemoteAgent] = weakref.WeakSet()
+# Close-tasks scheduled on a running loop, kept referenced until they finish.
+_CLOSING: set[asyncio.Task] = set()
 
 
 def _close_session(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession, wait: bool) -> None:
@@ -73,10 +75,6 @@ def _close_sessions(sessions: weakref.WeakKeyDictionary, wait: bool) -> None:
     for loop, session in list(sessions.items()):
         _close_session(loop, session, wait)
     sessions.clear()
-
-
-# Close-tasks scheduled on a running loop, kept referenced until they finish.
-_CLOSING: set[asyncio.Task] = set()
 
 
 @atexit.register

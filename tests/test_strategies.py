@@ -72,8 +72,10 @@ def test_the_notice_stays_whole_when_the_description_is_long():
         "limits": {"max_chars": 400, "seconds": 10},
     })
     long_base = LLMAgent(scripted_caller(["x" * 1000]), name="long")
-    text = AttackerAgent(long_base).act(obs).text
+    reply = AttackerAgent(long_base).act(obs)
+    text = reply.text
     assert len(text) == 400 and text.endswith(ATTACK["en"]) and text.startswith("x")
+    assert reply.usage is not None and reply.usage.completion_tokens == 1  # the base's usage is kept
 
 
 def test_reasoning_civilians_explain_then_vote_for_a_listed_player(arena):
