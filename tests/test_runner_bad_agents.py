@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 
 import pytest
@@ -223,27 +224,27 @@ def test_several_faulty_agents_at_once_do_not_stop_the_match():
     assert game.round == 3
 
 
-class SlowVoter(Good):
+class MeetingVoter(Good):
+    """Votes only once all six voters are inside `vote` at the same moment: a runner
+    that asked them one after another would break the barrier (an agent failure)."""
+
+    def __init__(self, name: str, meeting: threading.Barrier) -> None:
+        super().__init__(name)
+        self.meeting = meeting
+
     def vote(self, obs: Observation) -> str:
-        time.sleep(0.3)
+        self.meeting.wait()
         return ABSTAIN
 
 
 def test_simultaneous_votes_are_requested_concurrently():
     game = SpyGame(list(SEATS), 1, SpySettings(pair=PAIR, rounds=1))
     game.match_id = "concurrent"
-    stamps: list[tuple[float, list[Event]]] = []
-
-    def sink(items: list[tuple[int, Event]]) -> None:
-        stamps.append((time.perf_counter(), [e for _, e in items]))
-
-    seats = {s: SeatAgent(SlowVoter(f"slow-{s}"), s) for s in SEATS}
-    outcome = asyncio.run(play(game, seats, sink))
+    meeting = threading.Barrier(len(SEATS), timeout=20)
+    seats = {s: SeatAgent(MeetingVoter(f"meet-{s}", meeting), s, seconds=30) for s in SEATS}
+    outcome = asyncio.run(play(game, seats))
     assert outcome.status == "finished"
-    i = next(k for k, (_, evs) in enumerate(stamps)
-             if any(e.kind == "call" and e.data["verb"] == "vote" for e in evs))
-    vote_step = stamps[i][0] - stamps[i - 1][0]
-    vote_calls = [e for e in stamps[i][1] if e.kind == "call"]
-    assert len(vote_calls) == 6
-    assert all(e.data["latency_ms"] >= 290 for e in vote_calls)
-    assert vote_step < 1.2, f"the 6 votes took {vote_step:.2f} s: not concurrent"
+    votes = [e for e in outcome.events if e.kind == "call" and e.data["verb"] == "vote"]
+    assert len(votes) == 6
+    assert [e.data["status"] for e in votes] == ["ok"] * 6, [e.text for e in votes]
+    assert not meeting.broken

@@ -30,7 +30,6 @@ from sdk import (
 from sdk.remote import resolve_src
 
 TIME_LIMIT = 1.0
-MARGIN = 1.5
 USAGE = Usage(prompt_tokens=7, completion_tokens=3)
 
 
@@ -259,34 +258,29 @@ def test_agent_that_raises_is_agent_failed(launch, remotes):
 
 
 def test_hanging_agent_times_out_sync_and_async(launch, remotes, gate):
-    agent = FnAgent(lambda obs: "late" if gate.wait(30) else "very late")
+    # The agent hangs until teardown; had the client waited for it, the call would have
+    # returned "late" instead of raising, and `answered` would not be empty.
+    answered: list[str] = []
+    agent = FnAgent(lambda obs: (gate.wait(60), answered.append("late"), "late")[2])
     url = launch(serve(agent))
     remote = remotes(url, timeout=TIME_LIMIT)
 
-    start = time.monotonic()
     with pytest.raises(AgentError) as err:
         remote.act(observation("speak"))
-    elapsed = time.monotonic() - start
-    assert err.value.kind == "timeout"
-    assert elapsed < TIME_LIMIT + MARGIN, elapsed
+    assert err.value.kind == "timeout" and not answered
 
     async def go():
         await remote.aact(observation("speak"))
 
-    start = time.monotonic()
     with pytest.raises(AgentError) as err:
         arun(remote, go)
-    elapsed = time.monotonic() - start
-    assert err.value.kind == "timeout"
-    assert elapsed < TIME_LIMIT + MARGIN, elapsed
+    assert err.value.kind == "timeout" and not answered
 
     # the observation's own limit applies when it is shorter than the agent's timeout
     patient = remotes(url, timeout=60)
-    start = time.monotonic()
     with pytest.raises(AgentError) as err:
         patient.act(observation("speak", limits={"seconds": TIME_LIMIT}))
-    assert err.value.kind == "timeout"
-    assert time.monotonic() - start < TIME_LIMIT + MARGIN
+    assert err.value.kind == "timeout" and "within 1.0s" in err.value.message and not answered
 
     # the Space still answers other calls while those threads hang
     assert remotes(url).info(wait=False)["name"] == "fn-agent"
@@ -500,27 +494,25 @@ def test_resolve_src_rejects_garbage(src):
 
 # -- concurrency -----------------------------------------------------------------
 def test_calls_in_flight_are_not_serialised(launch, remotes):
-    agent = FnAgent(lambda obs: time.sleep(0.3) or "done")
-    remote = remotes(launch(serve(agent)), timeout=10)
+    # Eight calls meet at a barrier inside the agent: it only opens when all eight are
+    # running at once, so a server or client that serialised them would break it.
+    meeting = threading.Barrier(8, timeout=20)
+    agent = FnAgent(lambda obs: (meeting.wait(), "done")[1])
+    remote = remotes(launch(serve(agent)), timeout=30)
 
     async def go():
         return await asyncio.gather(*(remote.aact(observation("speak", match_id=f"m{i}"))
                                       for i in range(8)))
 
-    start = time.monotonic()
     replies = arun(remote, go)
-    elapsed = time.monotonic() - start
     assert [r.text for r in replies] == ["done"] * 8
     assert agent.calls == 8
-    assert elapsed < 1.6, f"8 calls of 0.3 s took {elapsed:.2f} s: they were serialised"
 
     # sync calls from several threads are concurrent too
-    start = time.monotonic()
+    meeting.reset()
     with ThreadPoolExecutor(8) as pool:
         texts = list(pool.map(lambda i: remote.act(observation("speak")).text, range(8)))
-    elapsed = time.monotonic() - start
     assert texts == ["done"] * 8
-    assert elapsed < 1.6, f"8 threaded calls of 0.3 s took {elapsed:.2f} s"
 
 
 # -- connection lifecycle --------------------------------------------------------
