@@ -163,7 +163,8 @@ def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
 ASKED_OR_FINISHED = """() => {
     const asked = document.querySelector('#human-prompt')?.textContent ?? '';
     const status = document.querySelector('#play-status')?.textContent ?? '';
-    return asked.includes('Your turn') || status.includes('Finished');
+    if (status.includes('Finished')) return 'FINISHED';
+    return asked.includes('Your turn') ? asked : false;
 }"""
 
 
@@ -181,10 +182,9 @@ def test_a_visitor_plays_seat_p1_against_the_house_agents(page, arena_url):
     answered = 0
     while True:
         # either the page asks P1 something or the match is over (both may show at once)
-        page.wait_for_function(ASKED_OR_FINISHED, timeout=WAIT)
-        if "Finished" in status.inner_text():
+        question = page.wait_for_function(ASKED_OR_FINISHED, timeout=WAIT).json_value()
+        if question == "FINISHED":
             break
-        question = prompt.inner_text()
         assert "Your turn, P1." in question and "Your secret word is" in question
         options = re.search(r"Options:\s*(P\d+)", question)
         if options:  # a vote: name the first player offered

@@ -30,7 +30,8 @@ class HumanAgent(Agent):
             return Reply(text=await future)
         finally:
             with self._lock:
-                self.waiting, self._future = None, None
+                if self._future is future:  # a timeout, or never answered
+                    self.waiting, self._future = None, None
 
     def act(self, obs: Observation) -> Reply:
         raise RuntimeError("a human seat can only be played through the arena page")
@@ -39,7 +40,10 @@ class HumanAgent(Agent):
         """Deliver the person's reply; False when no question is open."""
         with self._lock:
             future, loop = self._future, self._loop
-        if future is None or loop is None or future.done():
-            return False
+            if future is None or loop is None or future.done():
+                return False
+            # answered from now on: the page must not show the question again while the
+            # runner's loop gets round to the reply, and a second click is not a reply
+            self.waiting, self._future = None, None
         loop.call_soon_threadsafe(lambda: future.done() or future.set_result(text))
         return True

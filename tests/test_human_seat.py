@@ -1,0 +1,56 @@
+"""The human seat: the page's reply reaches the runner once, and an answered question
+is never shown again."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sdk import Observation
+from space_app.agents.human import HumanAgent
+
+
+def observation() -> Observation:
+    return Observation.model_validate({
+        "game": "spy", "phase": "speak", "verb": "speak", "you": "P1",
+        "private": {"facts": {"word": "tea"}, "text": "Your secret word is 'tea'."},
+        "instruction": "Describe your word.", "seats": ["P1", "P2", "P3"],
+        "match_id": "m-human", "round": 1,
+    })
+
+
+def test_a_reply_is_taken_once_and_the_question_closes_at_once():
+    human = HumanAgent("you")
+    assert human.submit("too early") is False  # nothing asked yet
+
+    async def go() -> str:
+        asking = asyncio.create_task(human.aact(observation()))
+        while human.waiting is None:
+            await asyncio.sleep(0)
+        assert human.waiting.you == "P1"
+        # the page's send runs in another thread in the arena; the effect is the same
+        assert human.submit("it is brewed") is True
+        assert human.waiting is None  # before the runner's loop has even resumed
+        assert human.submit("a second click") is False
+        return (await asking).text
+
+    assert asyncio.run(go()) == "it is brewed"
+    assert human.waiting is None
+
+
+def test_an_unanswered_question_closes_when_the_time_limit_cancels_it():
+    human = HumanAgent("you")
+
+    async def go() -> None:
+        await asyncio.wait_for(human.aact(observation()), timeout=0.05)
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(go())
+    assert human.waiting is None
+    assert human.submit("late") is False
+
+
+def test_a_human_seat_cannot_be_called_outside_the_arena_page():
+    with pytest.raises(RuntimeError, match="arena page"):
+        HumanAgent().act(observation())
