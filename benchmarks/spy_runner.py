@@ -5,6 +5,8 @@ Scripted agents that reply after a fixed delay are served on loopback with
 called through `RemoteAgent`, as the arena calls real agents.
 Every player abstains, so every match runs the full 3 rounds: 18 statements
 (sequential by rule) + 3 simultaneous votes = 21 sequential steps.
+For comparison, (a) is also measured with the same agents as local objects (no HTTP),
+which separates the runner's own share from the transport's.
 
     python benchmarks/spy_runner.py [--delay 0.05] [--inflight 1 10 50] [--servers 6]
 """
@@ -144,6 +146,12 @@ async def main_async(args: argparse.Namespace) -> None:
               f"ratio {statistics.median(walls) / critical:.3f} (goal <= 1.10)")
         print(f"    transport floor: {steps} x median raw POST to the same agent = {floor:.3f} s; "
               f"wall / floor = {statistics.median(walls) / floor:.3f} (the arena's own share)")
+        # the same agents as local objects (no HTTP): what the runner itself adds
+        local = [DelayedAgent(args.delay) for _ in ports]
+        await one_match(local, 0, None)
+        local_walls = [(await one_match(local, i + 1, None))[0] for i in range(args.repeat)]
+        print(f"    same agents in-process, no HTTP: median wall {statistics.median(local_walls):.3f} s; "
+              f"ratio {statistics.median(local_walls) / critical:.3f} (the runner's own share)")
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "bench.db")
             print("(b) throughput, store writes included (SQLite WAL, one transaction per step):")
