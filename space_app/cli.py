@@ -109,7 +109,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     studies = ["attack", "reasoning"] if args.study == "all" else [args.study]
     for study in studies:
         rows = run_study(arena, study, base=args.base, games=args.games, seed=args.seed,
-                         settings=_settings(args) or None)
+                         settings=_settings(args) or None, concurrency=args.concurrency)
         title = ("Attack / defence study" if study == "attack" else "Reasoning study")
         print(f"\n{title} (base agent {args.base}, {args.games} games per condition)")
         print(render(rows, ATTACK_COLUMNS if study == "attack" else REASONING_COLUMNS))
@@ -162,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--pair")
     x.add_argument("--pairs", metavar="FILE")
     x.add_argument("--settings")
+    x.add_argument("--concurrency", type=int, default=8,
+                   help="matches in flight (1 for a local model that runs one call at a time)")
     x.set_defaults(func=cmd_experiment)
     return parser
 

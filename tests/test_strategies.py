@@ -125,7 +125,8 @@ def test_an_llm_reasoning_vote_that_names_nobody_is_re_asked_once():
 
 def test_experiment_tables_come_from_stored_games(tmp_path, capsys):
     db = tmp_path / "exp.db"
-    assert cli_main(["--db", str(db), "experiment", "all", "--games", "4", "--seed", "2"]) == 0
+    assert cli_main(["--db", str(db), "experiment", "all", "--games", "4", "--seed", "2",
+                     "--concurrency", "2"]) == 0
     out = capsys.readouterr().out
     assert "Attack / defence study (base agent house:heuristic, 4 games per condition)" in out
     assert "Reasoning study (base agent house:heuristic, 4 games per condition)" in out
