@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -21,7 +21,9 @@ from space_app.runner import MatchOutcome, SeatAgent, play
 SEATS = [f"P{i}" for i in range(1, 7)]
 PAIR = WordPair(civilian="tea", spy="coffee")
 SECONDS = 0.5
-SLEEP = 1.5  # well past the limit: a timeout must cancel, not wait
+# A hanging agent waits for this until its test ends: had the runner waited for it, the
+# call would have come back "ok" with "too late", never as a timeout.
+RELEASE = threading.Event()
 HUGE = "".join(f"block {i} of a very long statement. " for i in range(4000))[:100 * 1024]
 
 
@@ -46,8 +48,15 @@ class Bad(Good):
         return super().act(obs)
 
 
-def sleeper(obs: Observation) -> str:
-    time.sleep(SLEEP)
+@pytest.fixture(autouse=True)
+def release_hanging_agents() -> Iterator[None]:
+    RELEASE.clear()
+    yield
+    RELEASE.set()
+
+
+def hangs(obs: Observation) -> str:
+    RELEASE.wait(60)
     return "too late"
 
 
@@ -63,7 +72,7 @@ def agent_error(kind: str):
 
 SPEAK_FAULTS = {
     # name: (behaviour, call status, detail snippet)
-    "timeout": (sleeper, "timeout", "no reply within 0.5 s"),
+    "timeout": (hangs, "timeout", "no reply within 0.5 s"),
     "raises": (raiser, "error", "agent_failed: RuntimeError"),
     "agent_error_timeout": (agent_error("timeout"), "timeout", "timeout: from the agent"),
     "agent_error_unreachable": (agent_error("unreachable"), "error", "unreachable"),
@@ -72,7 +81,7 @@ SPEAK_FAULTS = {
     "empty": (lambda obs: "", "ok", ""),
 }
 VOTE_FAULTS = {
-    "timeout": (sleeper, "timeout", "no reply within 0.5 s"),
+    "timeout": (hangs, "timeout", "no reply within 0.5 s"),
     "raises": (raiser, "error", "agent_failed"),
     "garbage": (lambda obs: "I like turtles and the weather today.", "unparseable", "none"),
     "not_on_list": (lambda obs: "P9", "unparseable", ""),
@@ -92,6 +101,14 @@ def setup_match(seed: int = 5) -> tuple[SpyGame, str]:
 def run(game: SpyGame, agents: dict[str, Agent]) -> MatchOutcome:
     seats = {s: SeatAgent(a, a.name) for s, a in agents.items()}
     return asyncio.run(play(game, seats))
+
+
+def with_one_bad_civilian(verb: str, behaviour) -> tuple[SpyGame, str, MatchOutcome]:
+    """A match of good agents where one civilian misbehaves on `verb`."""
+    game, bad = setup_match()
+    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
+    agents[bad] = Bad(verb, behaviour)
+    return game, bad, run(game, agents)
 
 
 def calls(outcome: MatchOutcome, seat: str, verb: str) -> list[Event]:
@@ -116,10 +133,7 @@ def assert_others_completed(game: SpyGame, outcome: MatchOutcome, bad_seat: str)
 @pytest.mark.parametrize("fault", list(SPEAK_FAULTS))
 def test_a_faulty_statement_is_a_foul_and_the_match_goes_on(fault):
     behaviour, status, detail = SPEAK_FAULTS[fault]
-    game, bad = setup_match()
-    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
-    agents[bad] = Bad("speak", behaviour)
-    outcome = run(game, agents)
+    game, bad, outcome = with_one_bad_civilian("speak", behaviour)
 
     (call,) = calls(outcome, bad, "speak")  # fouled out in round 1: asked once
     assert call.data["status"] == status
@@ -132,19 +146,13 @@ def test_a_faulty_statement_is_a_foul_and_the_match_goes_on(fault):
     assert [e.actor for e in outcome.events if e.kind == "elimination"] == [bad]
     assert bad not in game.alive
     assert outcome.result["scores"][bad] == 0.0
-    if fault == "timeout":
-        # cancelled at the limit, not after the agent's own 1.5 s
-        assert SECONDS * 1000 * 0.9 <= call.data["latency_ms"] < SLEEP * 1000 * 0.8
     assert_others_completed(game, outcome, bad)
 
 
 @pytest.mark.parametrize("fault", list(VOTE_FAULTS))
 def test_a_faulty_vote_is_an_abstention_and_the_match_goes_on(fault):
     behaviour, status, detail = VOTE_FAULTS[fault]
-    game, bad = setup_match()
-    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
-    agents[bad] = Bad("vote", behaviour)
-    outcome = run(game, agents)
+    game, bad, outcome = with_one_bad_civilian("vote", behaviour)
 
     vote_calls = calls(outcome, bad, "vote")
     assert len(vote_calls) == 3
@@ -153,8 +161,6 @@ def test_a_faulty_vote_is_an_abstention_and_the_match_goes_on(fault):
         assert detail in call.data["detail"]
         assert call.data["parsed"] is None
         assert call.data["latency_ms"] >= 0
-        if fault == "timeout":
-            assert SECONDS * 1000 * 0.9 <= call.data["latency_ms"] < SLEEP * 1000 * 0.8
     votes = [e for e in outcome.events if e.kind == "vote" and e.actor == bad]
     assert len(votes) == 3 and all(v.data["target"] is None for v in votes)
     assert all(e.data["tally"] == {} for e in outcome.events if e.kind == "vote_result")
@@ -190,10 +196,8 @@ def test_a_100kb_statement_is_cut_to_the_language_limit(language, limit):
 
 
 def test_whitespace_padding_does_not_count_against_the_limit():
-    game, bad = setup_match()
-    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
-    agents[bad] = Bad("speak", lambda obs: "\n" * 500 + f"A warm drink, round {obs.round}.  \n")
-    outcome = run(game, agents)
+    _, bad, outcome = with_one_bad_civilian(
+        "speak", lambda obs: "\n" * 500 + f"A warm drink, round {obs.round}.  \n")
     statements = [e.text for e in outcome.events if e.kind == "statement" and e.actor == bad]
     assert statements == [f"A warm drink, round {r}." for r in (1, 2, 3)]
     assert not [e for e in outcome.events if e.kind == "foul"]
@@ -201,10 +205,8 @@ def test_whitespace_padding_does_not_count_against_the_limit():
 
 def test_a_vote_naming_a_player_in_prose_is_understood():
     """The other side of the coin: a valid choice in free text is a vote, not garbage."""
-    game, bad = setup_match()
-    agents: dict[str, Agent] = {s: Good(f"good-{s}") for s in SEATS}
-    agents[bad] = Bad("vote", lambda obs: f"Thinking...\nFinal answer: {obs.options[-1].lower()}")
-    outcome = run(game, agents)
+    _, bad, outcome = with_one_bad_civilian(
+        "vote", lambda obs: f"Thinking...\nFinal answer: {obs.options[-1].lower()}")
     for call in calls(outcome, bad, "vote"):
         assert call.data["status"] == "ok" and call.data["parsed"] in SEATS
     assert outcome.status == "finished"

@@ -142,6 +142,19 @@ def arun(remote: RemoteAgent, coro_fn: Callable[[], Any]) -> Any:
     return asyncio.run(main())
 
 
+def failures(remote: RemoteAgent, obs: Observation) -> tuple[AgentError, AgentError]:
+    """The same call through `act` and through `aact`: both must fail; their errors."""
+    with pytest.raises(AgentError) as sync_err:
+        remote.act(obs)
+
+    async def go() -> None:
+        await remote.aact(obs)
+
+    with pytest.raises(AgentError) as async_err:
+        arun(remote, go)
+    return sync_err.value, async_err.value
+
+
 # -- happy path ----------------------------------------------------------------
 def test_info(counting, remotes):
     _, url = counting
@@ -239,17 +252,9 @@ def _boom(obs: Observation) -> str:
 def test_agent_that_raises_is_agent_failed(launch, remotes):
     agent = FnAgent(_boom)
     remote = remotes(launch(serve(agent)))
-    with pytest.raises(AgentError) as err:
-        remote.act(observation("speak"))
-    assert err.value.kind == "agent_failed"
-    assert "RuntimeError" in err.value.message and "the author's bug" in err.value.message
-
-    async def go():
-        await remote.aact(observation("speak"))
-
-    with pytest.raises(AgentError) as err:
-        arun(remote, go)
-    assert err.value.kind == "agent_failed"
+    for err in failures(remote, observation("speak")):
+        assert err.kind == "agent_failed"
+        assert "RuntimeError" in err.message and "the author's bug" in err.message
     assert agent.calls == 2
     # a verb the agent does not implement fails the same way
     with pytest.raises(AgentError) as err:
@@ -265,16 +270,8 @@ def test_hanging_agent_times_out_sync_and_async(launch, remotes, gate):
     url = launch(serve(agent))
     remote = remotes(url, timeout=TIME_LIMIT)
 
-    with pytest.raises(AgentError) as err:
-        remote.act(observation("speak"))
-    assert err.value.kind == "timeout" and not answered
-
-    async def go():
-        await remote.aact(observation("speak"))
-
-    with pytest.raises(AgentError) as err:
-        arun(remote, go)
-    assert err.value.kind == "timeout" and not answered
+    assert [err.kind for err in failures(remote, observation("speak"))] == ["timeout"] * 2
+    assert not answered
 
     # the observation's own limit applies when it is shorter than the agent's timeout
     patient = remotes(url, timeout=60)
@@ -290,17 +287,8 @@ def test_hanging_agent_times_out_sync_and_async(launch, remotes, gate):
 def test_huge_reply_is_bad_reply(launch, remotes):
     agent = FnAgent(lambda obs: "x" * 1_000_000)
     remote = remotes(launch(serve(agent)), timeout=10)
-    with pytest.raises(AgentError) as err:
-        remote.act(observation("speak"))
-    assert err.value.kind == "bad_reply"
-    assert "larger than" in err.value.message
-
-    async def go():
-        await remote.aact(observation("speak"))
-
-    with pytest.raises(AgentError) as err:
-        arun(remote, go)
-    assert err.value.kind == "bad_reply"
+    for err in failures(remote, observation("speak")):
+        assert err.kind == "bad_reply" and "larger than" in err.message
 
 
 def test_non_text_reply_is_bad_reply(launch, remotes):
@@ -308,19 +296,10 @@ def test_non_text_reply_is_bad_reply(launch, remotes):
     agent = FnAgent(lambda obs: values[-1])
     url = launch(serve(agent))
     remote = remotes(url, timeout=10)
-
-    async def go():
-        await remote.aact(observation("speak"))
-
     for value in (42, {"text": "P1"}, None, ["P1"]):
         values.append(value)
-        with pytest.raises(AgentError) as err:
-            remote.act(observation("speak"))
-        assert err.value.kind == "bad_reply", value
-        assert type(value).__name__ in err.value.message
-        with pytest.raises(AgentError) as err:
-            arun(remote, go)
-        assert err.value.kind == "bad_reply", value
+        for err in failures(remote, observation("speak")):
+            assert err.kind == "bad_reply" and type(value).__name__ in err.message, value
         # the plain /speak endpoint says the same
         response = httpx.post(f"{url}gradio_api/run/speak", json={"data": [raw("speak"), ""]})
         assert response.json()["error"].startswith("bad_reply"), value
@@ -370,18 +349,9 @@ def test_no_secret_accepts_any_secret(counting, remotes):
 # -- unreachable and waking endpoints ----------------------------------------------------
 def test_closed_port_is_unreachable(closed_port, remotes):
     remote = remotes(f"http://127.0.0.1:{closed_port}", timeout=5)
-    with pytest.raises(AgentError) as err:
-        remote.act(observation("speak"))
-    assert err.value.kind == "unreachable"
+    assert [err.kind for err in failures(remote, observation("speak"))] == ["unreachable"] * 2
     with pytest.raises(AgentError) as err:
         remote.info(wait=False)
-    assert err.value.kind == "unreachable"
-
-    async def go():
-        await remote.aact(observation("speak"))
-
-    with pytest.raises(AgentError) as err:
-        arun(remote, go)
     assert err.value.kind == "unreachable"
 
 
@@ -455,17 +425,9 @@ def test_llm_caller_network_failure(closed_port, launch, remotes):
     url = launch(serve(agent))
     remote = remotes(url, timeout=10)
     for verb in ("speak", "vote", "answer"):
-        with pytest.raises(AgentError) as served:
-            remote.act(observation(verb))
-        assert served.value.kind == "agent_failed", verb
-        assert "model endpoint unreachable" in served.value.message
-
-    async def go():
-        await remote.aact(observation("vote"))
-
-    with pytest.raises(AgentError) as served:
-        arun(remote, go)
-    assert served.value.kind == "agent_failed"
+        for served in failures(remote, observation(verb)):
+            assert served.kind == "agent_failed", verb
+            assert "model endpoint unreachable" in served.message
     # the Space itself is fine
     assert remote.info(wait=False)["name"] == "offline-llm"
 
