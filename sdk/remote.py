@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
-import os
 import re
 import threading
 import time
@@ -23,6 +22,7 @@ import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 from .agent import Agent, Reply
+from .egress import ACCEPT_ENCODING, REDIRECT_STATUS, BoundedBody, EgressPolicy, Target, raw_chunks, redirect_error
 from .errors import AgentError, AgentErrorKind
 from .observation import Observation
 from .usage import Usage
@@ -119,7 +119,12 @@ class RemoteAgent(Agent):
 
     src: Space id (`owner/name`) or URL. secret: the agent's shared secret, sent with
     every call. timeout: seconds per call unless the observation asks for less.
-    All failures raise `AgentError` with a kind; library exceptions never escape.
+    egress: where calls may go (default: anywhere, loopback included; the arena passes
+    its own policy). hf_token: a Hugging Face token for a private Space, sent only to
+    this agent and only when given (never taken from the environment).
+    Redirects are not followed; replies are capped at `max_reply_bytes` after
+    decompression. All failures raise `AgentError` with a kind; library exceptions
+    never escape.
     """
 
     def __init__(
@@ -133,6 +138,7 @@ class RemoteAgent(Agent):
         wake_timeout: float = 120.0,
         hf_token: str | None = None,
         max_connections: int = 32,
+        egress: EgressPolicy | None = None,
     ) -> None:
         self.src = src
         self.url = resolve_src(src)
@@ -142,10 +148,11 @@ class RemoteAgent(Agent):
         self.max_reply_bytes = max_reply_bytes
         self.wake_timeout = wake_timeout
         self.max_connections = max_connections
-        headers = {"Content-Type": "application/json"}
-        token = hf_token or (os.environ.get("HF_TOKEN") if ".hf.space" in self.url else None)
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
+        self.egress = egress or EgressPolicy()
+        self.egress.check_url(self.url)  # credentials in the URL are refused before any call
+        headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
+        if hf_token:
+            headers["Authorization"] = f"Bearer {hf_token}"
         self._headers = headers
         self._client: httpx.Client | None = None
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
@@ -188,21 +195,27 @@ class RemoteAgent(Agent):
                 parsed = None
         return Reply(text=text, usage=parsed)
 
+    @staticmethod
+    def _pinned_headers(target: Target) -> dict[str, str]:
+        return {"Host": target.host_header} if target.host_header else {}
+
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
         start = time.monotonic()
+        target = self.egress.target(self._route(endpoint))
+        extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else None
         try:
-            with self._sync_client().stream("POST", self._route(endpoint), json={"data": data},
-                                     timeout=httpx.Timeout(deadline)) as response:
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > self.max_reply_bytes:
-                        raise AgentError("bad_reply", f"reply larger than {self.max_reply_bytes} bytes",
-                                         agent=self.name)
+            with self._sync_client().stream("POST", target.url, json={"data": data},
+                                            headers=self._pinned_headers(target), extensions=extensions,
+                                            timeout=httpx.Timeout(deadline)) as response:
+                if response.status_code in REDIRECT_STATUS:
+                    raise redirect_error(response.status_code, response.headers.get("location"), self.name)
+                body = BoundedBody(response.headers.get("content-encoding"), self.max_reply_bytes, self.name)
+                for chunk in raw_chunks(response):
+                    body.feed(chunk)
                     if time.monotonic() - start > deadline:
                         raise AgentError("timeout", f"no complete reply within {deadline:.1f}s",
                                          agent=self.name)
-                return self._decode(response.status_code, bytes(body))
+                return self._decode(response.status_code, body.finish())
         except httpx.TimeoutException as exc:
             raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
         except httpx.HTTPError as exc:
@@ -212,7 +225,7 @@ class RemoteAgent(Agent):
         # opened on first use, and again after close(): a closed agent still answers
         with self._lock:
             if self._client is None or self._client.is_closed:
-                self._client = httpx.Client(headers=self._headers, follow_redirects=True,
+                self._client = httpx.Client(headers=self._headers, follow_redirects=False,
                                             limits=httpx.Limits(max_connections=64))
             return self._client
 
@@ -223,20 +236,30 @@ class RemoteAgent(Agent):
         session = self._sessions.get(loop)
         if session is None or session.closed:
             connector = aiohttp.TCPConnector(limit=self.max_connections, ttl_dns_cache=300)
-            session = aiohttp.ClientSession(headers=self._headers, connector=connector)
+            # decompression is ours (BoundedBody), so a compressed reply cannot grow unbounded
+            session = aiohttp.ClientSession(headers=self._headers, connector=connector,
+                                            auto_decompress=False)
             self._sessions[loop] = session
         return session
 
+    async def _atarget(self, url: str) -> Target:
+        if self.egress.allow_private:
+            return self.egress.target(url)
+        # a name lookup blocks: off the event loop
+        return await asyncio.get_running_loop().run_in_executor(None, self.egress.target, url)
+
     async def _apost(self, endpoint: str, data: list[Any], deadline: float) -> Any:
         async def call() -> Any:
-            async with self._session().post(self._route(endpoint), json={"data": data}) as response:
-                body = bytearray()
+            target = await self._atarget(self._route(endpoint))
+            async with self._session().post(target.url, json={"data": data}, allow_redirects=False,
+                                            headers=self._pinned_headers(target),
+                                            server_hostname=target.sni_hostname) as response:
+                if response.status in REDIRECT_STATUS:
+                    raise redirect_error(response.status, response.headers.get("location"), self.name)
+                body = BoundedBody(response.headers.get("content-encoding"), self.max_reply_bytes, self.name)
                 async for chunk in response.content.iter_chunked(16384):
-                    body += chunk
-                    if len(body) > self.max_reply_bytes:
-                        raise AgentError("bad_reply", f"reply larger than {self.max_reply_bytes} bytes",
-                                         agent=self.name)
-                return self._decode(response.status, bytes(body))
+                    body.feed(chunk)
+                return self._decode(response.status, body.finish())
 
         try:
             return await asyncio.wait_for(call(), timeout=deadline)

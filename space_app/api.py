@@ -5,6 +5,7 @@ with a message meant for people."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
@@ -12,11 +13,15 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from .agents.catalogue import HOUSE, UnknownAgent
+from sdk import AgentError
+from sdk.remote import resolve_src
+
+from .agents.catalogue import HOUSE, AgentCatalogue, UnknownAgent, is_ad_hoc
 from .config import ArenaConfig
 from .experiments import attack_defence
 from .games import GAMES, get_game
@@ -34,25 +39,46 @@ RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
 MAX_SPEC = 300  # characters of one seat's agent spec
 MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
+MAX_DEPTH = 8  # nesting of the settings (word pairs need 3)
+SEED_LIMIT = 2**63  # a seed is stored as a signed 64-bit integer
 
 
 class ApiError(ValueError):
     """A request the arena refuses, with the reason."""
 
 
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of JSON-like data, counting no further than `limit` + 1."""
+    if limit < 0 or not isinstance(value, (dict, list)):
+        return 0
+    items = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(v, limit - 1) for v in items), default=0)
+
+
 class MatchRequest(BaseModel):
     game: str = Field(default="spy", max_length=40)
     seats: list[Annotated[str, Field(max_length=MAX_SPEC)]] = Field(default_factory=list,
                                                                   max_length=MAX_SEATS)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0, lt=SEED_LIMIT)
     settings: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("settings")
     @classmethod
     def _bounded(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+            raise ValueError(f"settings are nested deeper than {MAX_DEPTH} levels")
         if len(json.dumps(value, default=str)) > MAX_SETTINGS:
             raise ValueError(f"settings are larger than {MAX_SETTINGS} characters as JSON")
         return value
+
+
+@dataclass
+class LiveMatch:
+    """A match being played: who started it, and how to stop it."""
+
+    owner: str
+    task: asyncio.Future
+    loop: asyncio.AbstractEventLoop
 
 
 class ArenaAPI:
@@ -61,9 +87,12 @@ class ArenaAPI:
         self.config = config
         self.store = store or Store(config.db)
         self.sync = sync  # copies registry changes (and, via arena.on_finished, matches) to a dataset
-        self.arena = Arena(self.store)
-        self.arena.catalogue.remote_timeout = config.remote_timeout
+        self.egress = config.egress_policy()
+        self.arena = Arena(self.store, AgentCatalogue(self.store, config.remote_timeout, egress=self.egress,
+                                                      max_cached=config.agent_cache_size),
+                           match_seconds=config.max_match_seconds)
         self._running: Counter[str] = Counter()
+        self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
 
     # -- admission control ------------------------------------------------------
@@ -88,11 +117,11 @@ class ArenaAPI:
                        kind: str = "remote", owner: str = "") -> dict[str, Any]:
         try:
             reg = register_agent(self.store, src, name=name, secret=secret, owner=owner,
-                                 description=description, kind=kind,
-                                 allow_private=self.config.allow_private_urls,
+                                 description=description, kind=kind, egress=self.egress,
                                  timeout=self.config.remote_timeout)
         except RegistrationError as exc:
             raise ApiError(str(exc)) from exc
+        self.arena.catalogue.forget(reg.agent_id)  # the next match uses the new secret at once
         if self.sync is not None:
             self.sync.record_agent(reg.agent_id)
         return {"agent_id": reg.agent_id, "name": reg.name, "info": reg.info}
@@ -122,7 +151,10 @@ class ArenaAPI:
         return [a["id"] for a in self.list_agents()]
 
     # -- matches -----------------------------------------------------------------
-    def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "") -> MatchPlan:
+    def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "",
+             signed_in: bool = True) -> MatchPlan:
+        """Validate a match request and fill its seats. `signed_in`: whether the caller is a
+        signed-in user (on a Space only they may seat an agent by URL)."""
         try:
             req = request if isinstance(request, MatchRequest) else MatchRequest.model_validate(request)
         except ValidationError as exc:
@@ -142,40 +174,98 @@ class ArenaAPI:
         given = [s.strip() for s in req.seats] + [""] * (n - len(req.seats))
         seats = [s if s and s != RANDOM_FILL else rng.choice(house) for s in given]
         for s in seats:
+            if is_ad_hoc(s):
+                self._check_ad_hoc(s, signed_in)
             try:
                 self.arena.catalogue.resolve(s)
             except UnknownAgent as exc:
                 raise ApiError(str(exc)) from exc
+        seconds = req.settings.get("seconds")
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) \
+                and not 0 < seconds <= self.config.max_turn_seconds:
+            raise ApiError(f"invalid settings: seconds: must be more than 0 and at most "
+                           f"{self.config.max_turn_seconds:g} (this arena's turn limit)")
         try:
             spec.settings_class.model_validate({**req.settings, "players": n})
+            # the first turn's observations carry the per-turn limits: a setting that
+            # makes them invalid is refused now, not found out as an error match
+            spec.make(n, seed, {**req.settings, "players": n}).pending()
         except ValidationError as exc:
-            raise ApiError(f"invalid settings: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "settings"
+            raise ApiError(f"invalid settings: {where}: {first['msg']}") from exc
+        except ValueError as exc:
+            raise ApiError(f"invalid settings: {exc}") from exc
         return MatchPlan(req.game, seats, seed, {**req.settings, "players": n}, owner=owner,
                          match_id=new_match_id())
 
+    def _check_ad_hoc(self, spec: str, signed_in: bool) -> None:
+        """`remote:`/`wis:` seats name a URL the arena will call: on a Space only for a
+        signed-in caller, and only a URL the egress policy allows."""
+        if self.config.on_space and not signed_in:
+            raise ApiError(f"{spec.split('+')[0]!r}: seating an agent by URL needs sign-in here; "
+                           "register the agent in the Agents tab, or sign in with Hugging Face")
+        base = spec.split("+")[0]
+        src = base.split(":", 1)[1]
+        try:
+            self.egress.target(resolve_src(src) if base.startswith("remote:") else src)
+        except (ValueError, AgentError) as exc:
+            raise ApiError(f"{base!r} cannot be seated: {getattr(exc, 'message', exc)}") from exc
+
     async def run_match(self, request: dict[str, Any], visitor: str = "api",
                         on_events: LiveCallback | None = None, extra_agents: dict | None = None,
-                        plan: MatchPlan | None = None) -> dict[str, Any]:
-        plan = plan or self.plan(request, owner=visitor)
+                        plan: MatchPlan | None = None, signed_in: bool = True) -> dict[str, Any]:
+        plan = plan or self.plan(request, owner=visitor, signed_in=signed_in)
         with self.admit(visitor):
-            outcome = await self.arena.run(plan, on_events=on_events, extra_agents=extra_agents)
+            task = asyncio.ensure_future(self.arena.run(plan, on_events=on_events, extra_agents=extra_agents))
+            with self._lock:
+                self._live[plan.match_id] = LiveMatch(visitor, task, asyncio.get_running_loop())
+            try:
+                outcome = await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():  # the caller itself was cancelled
+                    raise
+                return {"match_id": plan.match_id, "status": "aborted", "result": {},
+                        "error": "cancelled by its owner"}
+            finally:
+                with self._lock:
+                    self._live.pop(plan.match_id, None)
         return {"match_id": outcome.match_id, "status": outcome.status, "result": outcome.result,
                 "error": outcome.error}
 
+    def cancel_match(self, match_id: str, visitor: str) -> str:
+        """Stop a running match started by `visitor`; what was played stays recorded."""
+        with self._lock:
+            live = self._live.get((match_id or "").strip())
+        if live is None:
+            raise ApiError(f"no running match {match_id[:40]!r} here")
+        if live.owner != visitor:
+            raise ApiError("only whoever started a match can cancel it")
+        live.loop.call_soon_threadsafe(live.task.cancel)
+        return f"cancelling {match_id}"
+
     def get_match(self, match_id: str, seat: str = "") -> dict[str, Any]:
+        """A recorded match. While it runs, everyone sees only its public events: no
+        roles, no words, no seat's private view, no call records."""
         match_id = (match_id or "").strip()
         if not match_id or len(match_id) > 40 or not match_id.isalnum():
             raise ApiError(f"match not found: {match_id[:40]!r}")
         match = self.store.get_match(match_id)
         if match is None:
             raise ApiError(f"match not found: {match_id!r}")
+        if match["status"] == "running":
+            if seat:
+                raise ApiError("a seat's view is shown once the match has ended; while it runs "
+                               "only the public events are")
+            match["events"] = [e for e in match["events"] if e["visible_to"] is None]
+            match["result"] = None
+            return match
         if seat:
             if seat not in [s["seat"] for s in match["seats"]]:
                 raise ApiError(f"no seat {seat!r} in this match")
             match["events"] = [e for e in match["events"] if e["kind"] != "call"
                                and (e["visible_to"] is None or seat in e["visible_to"])]
-            if match["status"] == "running":
-                match["result"] = None
         return match
 
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,

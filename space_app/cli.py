@@ -10,10 +10,16 @@ from typing import Any
 
 from .games import GAMES
 from .games.spy_words import WordPairError, load_pairs
+from .safe_text import terminal_text
 from .store import Store
 from .tables import ATTACK_COLUMNS, LEADERBOARD_COLUMNS, REASONING_COLUMNS, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
+
+
+def say(*parts: object, **kwargs: Any) -> None:
+    """print, with agents' terminal escape codes and bidi controls removed."""
+    print(*(terminal_text(p) for p in parts), **kwargs)
 
 
 def _arena(db: str):
@@ -65,13 +71,13 @@ def cmd_match(args: argparse.Namespace) -> int:
         for _, e in items:
             line = transcript_line(e)
             if line is not None:
-                print(line, flush=True)
+                say(line, flush=True)
 
     outcome = arena.run_in_own_loop(arena.run(plan, on_events=live))
-    print(f"\nmatch {outcome.match_id}: {outcome.status}")
+    say(f"\nmatch {outcome.match_id}: {outcome.status}")
     if outcome.result:
         for seat, pts in outcome.result["scores"].items():
-            print(f"  {seat} ({outcome.result['roles'][seat]}): {pts:g}")
+            say(f"  {seat} ({outcome.result['roles'][seat]}): {pts:g}")
     return 0 if outcome.status == "finished" else 1
 
 
@@ -79,7 +85,7 @@ def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int) 
     from .metrics.spy import leaderboard
 
     rows = leaderboard(store.iter_matches(game, tag=tag), min_games=min_games)
-    print(render(rows, LEADERBOARD_COLUMNS))
+    say(render(rows, LEADERBOARD_COLUMNS))
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -91,7 +97,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             args.game, args.seats, args.games, seed=args.seed, concurrency=args.concurrency,
             settings=_settings(args), tag=args.tag, progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]
-    print(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
+    say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
           f"store: {arena.store.url}")
     print_leaderboard(arena.store, args.game, args.tag, args.min_games)
     return 0 if not failed else 1
@@ -111,8 +117,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         rows = run_study(arena, study, base=args.base, games=args.games, seed=args.seed,
                          settings=_settings(args) or None, concurrency=args.concurrency)
         title = ("Attack / defence study" if study == "attack" else "Reasoning study")
-        print(f"\n{title} (base agent {args.base}, {args.games} games per condition)")
-        print(render(rows, ATTACK_COLUMNS if study == "attack" else REASONING_COLUMNS))
+        say(f"\n{title} (base agent {args.base}, {args.games} games per condition)")
+        say(render(rows, ATTACK_COLUMNS if study == "attack" else REASONING_COLUMNS))
     return 0
 
 
@@ -173,5 +179,5 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ValueError as exc:  # unknown agent/game, bad settings: a message, not a traceback
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from sdk.egress import EgressPolicy
+
 
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
@@ -17,10 +19,20 @@ class ArenaConfig(BaseModel):
     db: str = Field(default="data/arena.db", description="SQLite file or database URL")
     space_id: str | None = Field(default=None, description="set on Hugging Face Spaces")
     allow_private_urls: bool = Field(default=False, description="allow loopback/private agent URLs")
+    egress_allow: list[str] = Field(default_factory=list,
+                                    description="networks (CIDR) agents may live on even when private "
+                                                "URLs are refused, e.g. the operator's own cluster")
+    trusted_proxy_hops: int = Field(default=0, ge=0, le=5,
+                                    description="reverse proxies in front of the arena that append the "
+                                                "client address to X-Forwarded-For (1 on a Space)")
     max_matches_total: int = 16
     max_matches_per_visitor: int = 2
     human_seconds: float = 180.0
     remote_timeout: float = 10.0
+    max_turn_seconds: float = Field(default=120.0, gt=0, description="the largest per-turn time a match may ask for")
+    max_match_seconds: float = Field(default=1800.0, gt=0, description="a match still running after this ends "
+                                                                       "as 'aborted'")
+    agent_cache_size: int = Field(default=256, ge=16, description="agent objects kept for reuse (LRU)")
     dataset_repo: str | None = None
     dataset_token: str | None = None
     demo_matches: int = 3  # house-agent matches played at first start so the tabs are not empty
@@ -28,6 +40,9 @@ class ArenaConfig(BaseModel):
     @property
     def on_space(self) -> bool:
         return bool(self.space_id)
+
+    def egress_policy(self) -> EgressPolicy:
+        return EgressPolicy.from_strings(self.allow_private_urls, self.egress_allow)
 
     @classmethod
     def from_env(cls) -> ArenaConfig:
@@ -38,10 +53,15 @@ class ArenaConfig(BaseModel):
             space_id=os.environ.get("SPACE_ID") or None,
             # off a Space (local development, tests) loopback agents are the normal case
             allow_private_urls=_env_bool("ARENA_ALLOW_PRIVATE_URLS", not on_space),
+            egress_allow=[n for n in os.environ.get("ARENA_EGRESS_ALLOW", "").split(",") if n.strip()],
+            # the Spaces proxy appends the client's address; nobody else is trusted to
+            trusted_proxy_hops=int(os.environ.get("ARENA_TRUSTED_PROXY_HOPS", "1" if on_space else "0")),
             max_matches_total=int(os.environ.get("ARENA_MAX_MATCHES", "16")),
             max_matches_per_visitor=int(os.environ.get("ARENA_MAX_MATCHES_PER_VISITOR", "2")),
             human_seconds=float(os.environ.get("ARENA_HUMAN_SECONDS", "180")),
             remote_timeout=float(os.environ.get("ARENA_REMOTE_TIMEOUT", "10")),
+            max_turn_seconds=float(os.environ.get("ARENA_MAX_TURN_SECONDS", "120")),
+            max_match_seconds=float(os.environ.get("ARENA_MAX_MATCH_SECONDS", "1800")),
             dataset_repo=os.environ.get("ARENA_DATASET_REPO") or None,
             dataset_token=os.environ.get("ARENA_DATASET_TOKEN") or os.environ.get("HF_TOKEN") or None,
             demo_matches=int(os.environ.get("ARENA_DEMO_MATCHES", "3")),

@@ -3,16 +3,15 @@ before anything is stored, and the reason for a refusal is said plainly."""
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
 import uuid
 from dataclasses import dataclass
-from urllib.parse import urlparse
 
 from sdk import AgentError, RemoteAgent
+from sdk.egress import EgressPolicy
 from sdk.remote import resolve_src
 
+from .safe_text import clean_name, clean_text
 from .store import Store
 
 MAX_NAME = 60
@@ -33,24 +32,14 @@ class Registration:
     info: dict
 
 
-def check_url_target(url: str, allow_private: bool) -> None:
-    """Refuse URLs that resolve to loopback, private, link-local or reserved addresses
-    (unless allowed for local development), so the arena cannot be aimed inwards."""
-    parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise RegistrationError("only http(s) URLs or Space ids (owner/name) can be registered")
-    if allow_private:
-        return
+def check_url_target(url: str, egress: EgressPolicy) -> None:
+    """Refuse URLs the egress policy will not call (credentials in them, non-public
+    addresses on a public arena), with the reason, before anything is sent. Every later
+    call checks the address again at connection time."""
     try:
-        infos = socket.getaddrinfo(parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80))
-    except socket.gaierror as exc:
-        raise RegistrationError(f"cannot resolve {parsed.hostname}: {exc}") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if (address.is_loopback or address.is_private or address.is_link_local
-                or address.is_reserved or address.is_multicast or address.is_unspecified):
-            raise RegistrationError(f"{parsed.hostname} resolves to a non-public address ({address}); "
-                                    "such agents are not accepted here")
+        egress.target(url)
+    except AgentError as exc:
+        raise RegistrationError(f"refused: {exc.message}") from exc
 
 
 def normalise_src(src: str) -> str:
@@ -67,7 +56,7 @@ def normalise_src(src: str) -> str:
 
 
 def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", owner: str = "",
-                   description: str = "", kind: str = "remote", allow_private: bool = False,
+                   description: str = "", kind: str = "remote", egress: EgressPolicy | None = None,
                    timeout: float = 10.0, wake_timeout: float = 30.0) -> Registration:
     """Check the agent answers `info` (with the secret, if any), then store it."""
     src = normalise_src(src)
@@ -81,12 +70,13 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
     if name and not _NAME.match(name):
         raise RegistrationError("the name may use letters, digits, spaces and . : + ( ) - _ (up to 60)")
     url = resolve_src(src)
-    check_url_target(url, allow_private)
+    egress = egress or EgressPolicy(allow_private=False)
+    check_url_target(url, egress)
 
     if kind == "wis":
         from .agents.wis import WiSAgent
 
-        wis = WiSAgent(url, timeout=timeout)
+        wis = WiSAgent(url, timeout=timeout, egress=egress)
         try:
             info = wis.info()
         except AgentError as exc:
@@ -96,7 +86,7 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
     else:
         # only a Space can be asleep: a plain URL that does not answer is refused at once
         is_space = not src.startswith(("http://", "https://"))
-        remote = RemoteAgent(src, secret=secret or None, timeout=timeout,
+        remote = RemoteAgent(src, secret=secret or None, timeout=timeout, egress=egress,
                              wake_timeout=wake_timeout if is_space else min(wake_timeout, 3.0))
         try:
             info = remote.info(wait=True)
@@ -115,18 +105,20 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
             raise RegistrationError(f"refused: {why} — {exc.message}") from exc
         finally:
             remote.close()
-    display = name or str(info.get("name") or src)[:MAX_NAME]
+    # what the agent says about itself is shown to every visitor: one clean line, bounded
+    display = name or clean_name(info.get("name"), MAX_NAME) or clean_name(src, MAX_NAME)
+    description = clean_text(description or info.get("description"), MAX_DESCRIPTION)
     # the same owner registering the same source again updates that agent (e.g. to
     # re-enter a secret after a restore) instead of creating a second one
     for row in store.list_agents():
         if row["owner"] == owner and row["src"] == src and row["kind"] == kind:
             store.upsert_agent(row["id"], name=display, kind=kind, src=src, secret=secret or None,
-                               owner=owner, description=description or str(info.get("description") or ""),
+                               owner=owner, description=description,
                                games=list(info.get("games") or ["spy"]), info=info)
             return Registration(row["id"], display, info)
     agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
     store.upsert_agent(agent_id, name=display, kind=kind, src=src, secret=secret or None, owner=owner,
-                       description=description or str(info.get("description") or ""),
+                       description=description,
                        games=list(info.get("games") or ["spy"]), info=info)
     return Registration(agent_id, display, info)
 

@@ -17,6 +17,7 @@ from .agents.catalogue import AgentCatalogue
 from .games import get_game
 from .games.base import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
+from .safe_text import clean_name
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -36,15 +37,21 @@ class MatchPlan:
 
 
 class Arena:
-    def __init__(self, store: Store, catalogue: AgentCatalogue | None = None) -> None:
+    """match_seconds: a hard bound on one match's wall time; past it the match ends as
+    'aborted' with what was played so far recorded (None: no bound, e.g. the CLI)."""
+
+    def __init__(self, store: Store, catalogue: AgentCatalogue | None = None,
+                 match_seconds: float | None = None) -> None:
         self.store = store
         self.catalogue = catalogue or AgentCatalogue(store)
+        self.match_seconds = match_seconds
         self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
 
     def _display_name(self, spec: str) -> str:
         row = self.store.get_agent(spec.split("+")[0])
         suffix = "".join("+" + w for w in spec.split("+")[1:])
-        return (row["name"] + suffix) if row else spec
+        # a name is shown to everyone: one clean line (an ad-hoc spec is whatever the caller typed)
+        return clean_name((row["name"] + suffix) if row else spec, 120)
 
     async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
                   extra_agents: dict[str, SeatAgent] | None = None) -> MatchOutcome:
@@ -75,8 +82,18 @@ class Arena:
             if on_events is not None:
                 on_events(items)
 
-        await self._prepare(seat_agents)
-        outcome = await play(game, seat_agents, sink)
+        try:
+            # waking agents counts against the match's time: a Space that never wakes
+            # cannot hold a slot longer than the bound
+            outcome = await asyncio.wait_for(self._prepare_and_play(game, seat_agents, sink),
+                                             timeout=self.match_seconds)
+        except TimeoutError:
+            why = f"the match ran past this arena's limit of {self.match_seconds:g} s"
+            self.store.finish_match(game.match_id, "aborted", None, why)
+            return MatchOutcome(game.match_id, "aborted", {}, error=why)
+        except asyncio.CancelledError:
+            self.store.finish_match(game.match_id, "aborted", None, "cancelled before its end")
+            raise
         self.store.finish_match(game.match_id, outcome.status, outcome.result or None,
                                 outcome.error or None)
         for listener in list(self.on_finished):
@@ -86,6 +103,11 @@ class Arena:
                 log.exception("on_finished listener %r failed for %s", listener, game.match_id)
         self._note_calls(outcome, seat_agents)
         return outcome
+
+    async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
+                                sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:
+        await self._prepare(seat_agents)
+        return await play(game, seat_agents, sink)
 
     async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> None:
         """Let each agent load its model or wake its Space before the clock starts.

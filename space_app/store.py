@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,23 +103,39 @@ PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "gam
                        "created_at", "last_seen", "failures", "calls", "active")
 
 
+def _started(pid: int) -> str:
+    """When a process started, in clock ticks since boot (Linux), or '' if unknown.
+    A restarted container can reuse a PID, but not with the same start time."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2:].split()[19]
+    except (OSError, ValueError, IndexError):
+        return ""
+
+
+# this process's identity: host:pid:start (a random token where the start time is unknown)
+_START = _started(os.getpid()) or uuid.uuid4().hex[:12]
+
+
 def this_process() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{socket.gethostname()}:{os.getpid()}:{_START}"
 
 
 def _process_alive(process: str) -> bool:
-    host, _, pid = (process or "").rpartition(":")
+    parts = (process or "").split(":")
+    host, pid, start = (parts + [""])[:3] if len(parts) <= 3 else ("", "", "")
     if host != socket.gethostname() or not pid.isdigit():
         return False  # another machine's match cannot be checked: treat as dead
     if int(pid) == os.getpid():
-        return True
+        return start == _START  # same PID after a restart is another process
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    started = _started(int(pid))
+    return not (start and started) or started == start
 
 
 def to_url(target: str | Path) -> str:
@@ -161,10 +178,12 @@ class Store:
                "description": description, "games": games or [], "info": info or {},
                "active": 1}
         with self._write_lock, self.engine.begin() as conn:
-            exists = conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first()
+            exists = conn.execute(select(agents.c.id, agents.c.src).where(agents.c.id == agent_id)).first()
             if exists:
                 if secret is not None:
                     row["secret"] = secret
+                elif exists.src != src:
+                    row["secret"] = None  # a secret belongs to the URL it was given for, never another
                 conn.execute(update(agents).where(agents.c.id == agent_id).values(**row))
             else:
                 conn.execute(insert(agents).values(id=agent_id, secret=secret, created_at=now,

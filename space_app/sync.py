@@ -199,12 +199,15 @@ class RecordSync:
     def _apply_agent(self, agent_id: str, record: dict[str, Any]) -> None:
         local = self.store.get_agent(agent_id)
         info = dict(record.get("info") or {}) if isinstance(record.get("info"), dict) else {}
-        if local is not None and local["has_secret"]:
+        src = str(record.get("src") or "")
+        # the store drops a secret whose agent now points elsewhere; the owner re-enters it
+        keeps_secret = local is not None and local["has_secret"] and local["src"] == src
+        if keeps_secret:
             info.pop("needs_secret", None)
-        elif record.get("has_secret"):
+        elif record.get("has_secret") or (local is not None and local["has_secret"]):
             info["needs_secret"] = True  # the owner must give the secret again
         self.store.upsert_agent(
-            agent_id, name=str(record["name"]), kind=str(record["kind"]), src=str(record.get("src") or ""),
+            agent_id, name=str(record["name"]), kind=str(record["kind"]), src=src,
             secret=None, owner=str(record.get("owner") or ""),
             description=str(record.get("description") or ""),
             games=list(record.get("games") or []), info=info)

@@ -54,7 +54,6 @@ one match at a time.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,6 +62,7 @@ from typing import Any
 import httpx
 
 from sdk import Agent, AgentError, MatchMemory, Observation
+from sdk.egress import ACCEPT_ENCODING, REDIRECT_STATUS, BoundedBody, EgressPolicy, raw_chunks, redirect_error
 from sdk.errors import AgentErrorKind
 from sdk.remote import resolve_src
 
@@ -115,17 +115,17 @@ class WiSAgent(Agent):
 
     def __init__(self, base_url: str, timeout: float = 10.0, name: str | None = None, *,
                  max_reply_bytes: int = 64_000, max_matches: int = 1024,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None, egress: EgressPolicy | None = None) -> None:
         self.base_url = resolve_src(base_url).rstrip("/")
         super().__init__(name or f"wis:{self.base_url}")
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        headers = {"Content-Type": "application/json"}
-        token = os.environ.get("HF_TOKEN") if ".hf.space" in self.base_url else None
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        self._client = httpx.Client(headers=headers, follow_redirects=True, transport=transport,
-                                    limits=httpx.Limits(max_connections=64))
+        self.egress = egress or EgressPolicy()
+        self.egress.check_url(self.base_url)
+        headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
+        self._headers = headers
+        self._transport = transport
+        self._http: httpx.Client | None = None
         self._memory = MatchMemory(max_matches=max_matches)  # match_id -> {seat: _SeatState}
         self._lock = threading.Lock()
 
@@ -136,25 +136,29 @@ class WiSAgent(Agent):
         if remaining <= 0:
             raise AgentError("timeout", f"out of time before /agent/{route}", agent=self.name)
         payload = {k: v for k, v in body.items() if v is not None}
+        target = self.egress.target(f"{self.base_url}/agent/{route}")
         try:
-            with self._client.stream("POST", f"{self.base_url}/agent/{route}", json=payload,
+            with self._client().stream("POST", target.url, json=payload,
+                                     headers={"Host": target.host_header} if target.host_header else None,
+                                     extensions={"sni_hostname": target.sni_hostname} if target.sni_hostname
+                                     else None,
                                      timeout=httpx.Timeout(remaining)) as response:
-                data = bytearray()
-                for chunk in response.iter_bytes():
-                    data += chunk
-                    if len(data) > self.max_reply_bytes:
-                        raise AgentError("bad_reply", f"/agent/{route}: reply larger than "
-                                         f"{self.max_reply_bytes} bytes", agent=self.name)
+                if response.status_code in REDIRECT_STATUS:
+                    raise redirect_error(response.status_code, response.headers.get("location"), self.name)
+                reader = BoundedBody(response.headers.get("content-encoding"), self.max_reply_bytes, self.name)
+                for chunk in raw_chunks(response):
+                    reader.feed(chunk)
                     if time.monotonic() > deadline:
                         raise AgentError("timeout", f"/agent/{route}: no complete reply in time",
                                          agent=self.name)
+                data = reader.finish()
                 status = response.status_code
         except httpx.TimeoutException as exc:
             raise AgentError("timeout", f"/agent/{route}: no reply in time", agent=self.name) from exc
         except httpx.HTTPError as exc:
             raise AgentError("unreachable", f"/agent/{route}: {type(exc).__name__}: {exc}",
                              agent=self.name) from exc
-        text = bytes(data).decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")
         if status != 200:
             kind: AgentErrorKind
             if status in (401, 403, 422):
@@ -320,5 +324,16 @@ class WiSAgent(Agent):
         return {**super().info(), "protocol": "wis", "base_url": self.base_url,
                 "model_name": model if isinstance(model, str) else None, "healthy": True}
 
+    def _client(self) -> httpx.Client:
+        # opened on first use, and again after close() (an evicted agent still answers)
+        with self._lock:
+            if self._http is None or self._http.is_closed:
+                self._http = httpx.Client(headers=self._headers, follow_redirects=False,
+                                          transport=self._transport, limits=httpx.Limits(max_connections=64))
+            return self._http
+
     def close(self) -> None:
-        self._client.close()
+        with self._lock:
+            client, self._http = self._http, None
+        if client is not None:
+            client.close()

@@ -9,6 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
+from ..safe_text import markdown_text
 from .common import when
 
 AGENT_COLUMNS = ["id", "name", "kind", "owner", "description", "last seen", "calls", "failures", "secret"]
@@ -58,16 +59,16 @@ def build_agents_tab(api: ArenaAPI) -> dict[str, Any]:
     def register_as(who_owner: str, s: str, n: str, sec: str, d: str, k: str):
         try:
             reg = api.register_agent(s, name=n, secret=sec, description=d, kind=k, owner=who_owner)
-            msg = f"✅ Registered **{reg['name']}** as `{reg['agent_id']}`."
+            msg = f"✅ Registered **{markdown_text(reg['name'])}** as {markdown_text(reg['agent_id'])}."
         except ApiError as exc:
-            msg = f"⚠️ Not registered: {exc}"
+            msg = f"⚠️ Not registered: {markdown_text(exc)}"
         return msg, "", agents_frame(api)
 
     def remove_as(who_owner: str, agent_id: str):
         try:
             msg = api.remove_agent(agent_id.strip(), who_owner)
         except ApiError as exc:
-            msg = f"⚠️ {exc}"
+            msg = f"⚠️ {markdown_text(exc)}"
         return msg, agents_frame(api)
 
     inputs = [src, name, secret, description, kind]

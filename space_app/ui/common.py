@@ -24,18 +24,28 @@ footer {visibility: hidden}
 THEME = gr.themes.Soft(primary_hue="orange", secondary_hue="slate")
 
 
-def visitor_of(request: gr.Request | None) -> str:
-    """Who is asking, for per-visitor caps: the signed-in user, else the forwarded
-    client address, else the browser session."""
+def client_address(request: gr.Request, trusted_hops: int = 0) -> str:
+    """The caller's address. Behind `trusted_hops` reverse proxies that each append the
+    address they saw to X-Forwarded-For (the Spaces proxy: 1), the client is the entry that
+    many places from the right; anything further left was written by the client and is
+    ignored. With no trusted proxy, the TCP peer."""
+    if trusted_hops > 0:
+        hops = [h.strip() for h in (request.headers.get("x-forwarded-for") or "").split(",") if h.strip()]
+        if len(hops) >= trusted_hops:
+            return hops[-trusted_hops]
+    return request.client.host if request.client else "unknown"
+
+
+def visitor_of(request: gr.Request | None, trusted_hops: int = 0, user: str | None = None) -> str:
+    """Who is asking, for per-visitor caps and ownership of a running match: the
+    signed-in user, else the client's address (never a per-call session, which a
+    client can renew at will)."""
     if request is None:
-        return "api"
-    user = getattr(request, "username", None)
+        return "api"  # an in-process call (tests, embedding apps)
+    user = user or getattr(request, "username", None)
     if user:
         return f"user:{user}"
-    forwarded = (request.headers.get("x-forwarded-for") or "").split(",")[0].strip()
-    if forwarded:
-        return f"ip:{forwarded}"
-    return f"session:{request.session_hash or (request.client.host if request.client else 'unknown')}"
+    return f"ip:{client_address(request, trusted_hops)}"
 
 
 def when(ts: float | None) -> str:

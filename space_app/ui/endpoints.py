@@ -1,14 +1,57 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
-list_agents, run_match, get_match, list_matches, leaderboard."""
+list_agents, run_match, cancel_match, get_match, list_matches, leaderboard.
+Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
+import logging
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
 
 from ..api import ApiError, ArenaAPI
 from .common import visitor_of
+
+log = logging.getLogger(__name__)
+WHOAMI_SECONDS = 300.0  # how long a token's user name is reused
+_whoami_cache: dict[str, tuple[float, str | None]] = {}
+_whoami_lock = threading.Lock()
+
+
+def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """ApiError -> its message; any other failure -> a short message (details in the log)."""
+    def explain(exc: Exception) -> gr.Error:
+        if isinstance(exc, gr.Error):
+            return exc
+        if isinstance(exc, (ApiError, RecursionError)):
+            return gr.Error(str(exc) if isinstance(exc, ApiError) else "the request is nested too deeply")
+        log.exception("%s failed", fn.__name__)
+        return gr.Error(f"{fn.__name__} failed ({type(exc).__name__}); the arena logged the details")
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every refusal carries a message
+                raise explain(exc) from exc
+
+        return run_async
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - every refusal carries a message
+            raise explain(exc) from exc
+
+    return run
 
 
 def bearer_token(request: gr.Request | None) -> str | None:
@@ -30,16 +73,33 @@ def user_from_request(request: gr.Request | None, whoami: Any = None) -> str | N
     token = bearer_token(request)
     if not token:
         return None
+    key = hashlib.sha256(token.encode()).hexdigest()
+    now = time.monotonic()
+    with _whoami_lock:
+        hit = _whoami_cache.get(key)
+    if hit is not None and hit[0] > now and whoami is None:
+        return hit[1]
     if whoami is None:
         from huggingface_hub import whoami
     try:
-        return str(whoami(token=token)["name"])
+        user: str | None = str(whoami(token=token)["name"])
     except Exception:  # an invalid token is the same as no sign-in
-        return None
+        user = None
+    with _whoami_lock:
+        if len(_whoami_cache) > 10_000:
+            _whoami_cache.clear()
+        _whoami_cache[key] = (now + WHOAMI_SECONDS, user)
+    return user
 
 
 def register_endpoints(api: ArenaAPI) -> None:
     on_space = api.config.on_space
+    hops = api.config.trusted_proxy_hops
+
+    def caller(request: gr.Request | None) -> tuple[str, bool]:
+        """(visitor key, signed in?) of a request."""
+        user = user_from_request(request) if request is not None else None
+        return visitor_of(request, hops, user), (user is not None or not on_space)
 
     def register_agent(src: str, name: str = "", secret: str = "", description: str = "",
                        kind: str = "remote", owner: str = "",
@@ -52,11 +112,9 @@ def register_endpoints(api: ArenaAPI) -> None:
                 raise gr.Error("sign in with Hugging Face to register: pass your token to the "
                                "client, e.g. Client(space, token='hf_...')")
             owner = user
-        try:
-            return api.register_agent(src, name=name, secret=secret, description=description,
-                                      kind=kind, owner=(owner or "local")[:60])
-        except ApiError as exc:
-            raise gr.Error(str(exc)) from exc
+        return api.register_agent(str(src or ""), name=str(name or ""), secret=str(secret or ""),
+                                  description=str(description or ""), kind=str(kind or "remote"),
+                                  owner=(str(owner or "") or "local")[:60])
 
     def list_agents() -> list:
         """Every agent that can take a seat: house agents and registered ones (no secrets)."""
@@ -67,36 +125,41 @@ def register_endpoints(api: ArenaAPI) -> None:
                         request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Play one match to its end. seats: agent ids in seat order ('' = random fill).
         Returns {match_id, status, result, error}; the replay is at ?match=<match_id>."""
-        try:
-            return await api.run_match({"game": game, "seats": seats or [], "seed": seed,
-                                        "settings": settings or {}}, visitor=visitor_of(request))
-        except ApiError as exc:
-            raise gr.Error(str(exc)) from exc
+        visitor, signed_in = caller(request)
+        return await api.run_match({"game": game, "seats": seats or [], "seed": seed,
+                                    "settings": settings or {}}, visitor=visitor, signed_in=signed_in)
+
+    def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
+        """Stop a running match you started (same sign-in or address); what was played stays."""
+        return api.cancel_match(str(match_id or ""), caller(request)[0])
 
     def get_match(match_id: str, seat: str = "") -> dict:
-        """A match with its events and result. With `seat`, only what that seat saw."""
-        try:
-            return api.get_match(match_id, seat)
-        except ApiError as exc:
-            raise gr.Error(str(exc)) from exc
+        """A match with its events and result. With `seat`, only what that seat saw.
+        While a match runs, only its public events are shown, to everyone."""
+        return api.get_match(str(match_id or ""), str(seat or ""))
 
     def list_matches(game: str = "", agent: str = "", status: str = "", limit: int = 50) -> list:
         """Recorded matches, newest first, filtered by game, agent id and status."""
-        return api.list_matches(game=game, agent=agent, status=status, limit=limit)
+        return api.list_matches(game=str(game or ""), agent=str(agent or ""), status=str(status or ""),
+                                limit=int(limit or 50))
 
     def leaderboard(game: str = "spy", min_games: int = 0) -> list:
         """Per-agent ranking score, rating, win rates, vote accuracy, foul rate, latency."""
-        try:
-            return api.leaderboard(game, min_games)
-        except ApiError as exc:
-            raise gr.Error(str(exc)) from exc
+        return api.leaderboard(str(game or ""), int(min_games or 0))
 
+    register_agent = refusals(register_agent)
+    run_match = refusals(run_match)
+    cancel_match = refusals(cancel_match)
+    get_match = refusals(get_match)
+    list_matches = refusals(list_matches)
+    leaderboard = refusals(leaderboard)
     gr.api(register_agent, api_name="register_agent", concurrency_limit=4)
     gr.api(list_agents, api_name="list_agents", concurrency_limit=None)
     gr.api(run_match, api_name="run_match", concurrency_limit=None)
+    gr.api(cancel_match, api_name="cancel_match", concurrency_limit=None)
     gr.api(get_match, api_name="get_match", concurrency_limit=None)
     gr.api(list_matches, api_name="list_matches", concurrency_limit=None)
     gr.api(leaderboard, api_name="leaderboard", concurrency_limit=None)
 
 
-__all__ = ["bearer_token", "register_endpoints", "user_from_request"]
+__all__ = ["bearer_token", "refusals", "register_endpoints", "user_from_request"]

@@ -13,10 +13,12 @@ from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..games import GAMES
 from ..runner import SeatAgent
+from ..safe_text import markdown_text
 from .common import visitor_of
 from .replay import result_markdown, transcript_html, visible
 
 HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
+LIVE: dict[str, str] = {}  # browser session -> the match it is playing (for Stop)
 
 
 def _seed(value: str | float | None) -> int | None:
@@ -58,7 +60,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                      label=f"Seat P{i + 1}", allow_custom_value=False)
                     seat_dropdowns.append(dd)
             take_seat = gr.Checkbox(label="Take seat P1 yourself", value=False, elem_id="take-seat")
-            start = gr.Button("Start match", variant="primary", elem_id="start-match")
+            with gr.Row():
+                start = gr.Button("Start match", variant="primary", elem_id="start-match", scale=3)
+                stop = gr.Button("Stop", variant="stop", elem_id="stop-match", scale=1)
         with gr.Column(scale=3):
             status = gr.Markdown("Pick the seats and press **Start match**.", elem_id="play-status")
             transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
@@ -73,14 +77,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
     async def run(game_id: str, lang: str, seed_value: str, take: bool, s1: str, s2: str,
                   s3: str, s4: str, s5: str, s6: str, request: gr.Request):
         rest = (s1, s2, s3, s4, s5, s6)
-        visitor = visitor_of(request)
+        visitor = visitor_of(request, api.config.trusted_proxy_hops)
+        signed_in = visitor.startswith("user:") or not api.config.on_space
         req = {"game": game_id, "seats": [s or "" for s in rest],
                "seed": _seed(seed_value),
                "settings": {"language": lang}}
         try:
-            plan = api.plan(req, owner=visitor)
+            plan = api.plan(req, owner=visitor, signed_in=signed_in)
         except ApiError as exc:
-            yield f"⚠️ {exc}", transcript_html([]), "", ""
+            yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
             return
         human = None
         extra: dict[str, SeatAgent] = {}
@@ -96,6 +101,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             {}, visitor=visitor, plan=plan, extra_agents=extra,
             on_events=lambda items: queue.put_nowait(items)))
         match_id = plan.match_id
+        session = request.session_hash or visitor
+        LIVE[session] = match_id
         names = {seat: spec for seat, spec in zip([f"P{i + 1}" for i in range(len(plan.seats))],
                                                   plan.seats, strict=True)}
         if human is not None:
@@ -119,11 +126,16 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                     break
             outcome = task.result()
         except ApiError as exc:
-            yield f"⚠️ {exc}", transcript_html([]), "", ""
+            yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
             return
         finally:
+            LIVE.pop(session, None)
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
+        if outcome["status"] == "aborted":
+            yield (f"⏹ Stopped — match `{match_id}`: {markdown_text(outcome['error'])}",
+                   transcript_html(visible(api.get_match(match_id)["events"], seat_view), names), "", "")
+            return
         match = api.store.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
         final_events = visible(match["events"], seat_view)
@@ -135,8 +147,20 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 [status, transcript, prompt, result], concurrency_limit=None,
                 api_visibility="private")
 
+    def stop_match(request: gr.Request) -> str:
+        visitor = visitor_of(request, api.config.trusted_proxy_hops)
+        match_id = LIVE.get(request.session_hash or visitor)
+        if match_id is None:
+            return "Nothing of yours is running."
+        try:
+            return f"⏹ {api.cancel_match(match_id, visitor)}…"
+        except ApiError as exc:
+            return f"⚠️ {markdown_text(exc)}"
+
+    stop.click(stop_match, None, [status], concurrency_limit=None, api_visibility="private")
+
     def send_reply(text: str, request: gr.Request) -> tuple[str, str]:
-        human = HUMANS.get(request.session_hash or visitor_of(request))
+        human = HUMANS.get(request.session_hash or visitor_of(request, api.config.trusted_proxy_hops))
         if human is None or not human.submit((text or "")[:400]):
             return text, "<i>Nothing is waiting for your reply right now.</i>"
         return "", "<i>Sent.</i>"

@@ -4,11 +4,12 @@ other games register theirs in `VIEWS`."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
+
+from ..safe_text import html_text, markdown_text
 
 SPECTATOR = "Spectator (everything)"
 
@@ -47,10 +48,10 @@ def markers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _line(e: dict[str, Any], names: dict[str, str]) -> str:
     icon = KIND_ICONS.get(e["kind"], "•")
     actor = e["actor"]
-    who = f"<b>{html.escape(actor)}</b>" + (
-        f" <span class='da-agent'>({html.escape(names[actor])})</span>" if actor in names else "")
-    text = html.escape(e["text"])
-    cls = f"da-ev da-{e['kind']}"
+    who = f"<b>{html_text(actor)}</b>" + (
+        f" <span class='da-agent'>({html_text(names[actor])})</span>" if actor in names else "")
+    text = html_text(e["text"])
+    cls = f"da-ev da-{html_text(e['kind'])}"
     if e["kind"] == "statement":
         return f"<div class='{cls}'>{icon} {who}: {text}</div>"
     if e["kind"] == "round_start":
@@ -94,12 +95,13 @@ def result_markdown(match: dict[str, Any]) -> str:
     names = {s["seat"]: s["agent_name"] for s in match.get("seats", [])}
     if match.get("status") != "finished" or not result:
         reason = match.get("error") or "the match did not finish"
-        return f"**Status: {match.get('status')}** — {html.escape(str(reason))}"
-    lines = [f"**Winner: {result.get('winner')}** · match `{match['id']}` · seed {match['seed']}", "",
+        return f"**Status: {markdown_text(match.get('status'))}** — {markdown_text(reason)}"
+    lines = [f"**Winner: {markdown_text(result.get('winner'))}** · match `{match['id']}` · seed {match['seed']}", "",
              "| seat | agent | role | word | score |", "|---|---|---|---|---|"]
     for seat, pts in (result.get("scores") or {}).items():
-        lines.append(f"| {seat} | {html.escape(names.get(seat, ''))} | {result.get('roles', {}).get(seat, '')} "
-                     f"| {result.get('words', {}).get(seat, '')} | {pts:g} |")
+        cells = [seat, names.get(seat, ""), result.get("roles", {}).get(seat, ""),
+                 result.get("words", {}).get(seat, "")]
+        lines.append("| " + " | ".join(markdown_text(c) for c in cells) + f" | {pts:g} |")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..api import ApiError, ArenaAPI
 from ..games import GAMES
+from ..safe_text import markdown_text
 from .common import when
 from .replay import MARKER_COLUMNS, SPECTATOR, markers, view_for, visible
 
@@ -57,7 +58,7 @@ def header_for(match: dict[str, Any], view: str | None) -> str:
     title = f"### {GAMES[match['game']].title} — `{match['id']}`\n"
     if view in (None, "", SPECTATOR):
         return title + view_for(match["game"])["result"](match)
-    return title + (f"Replaying **what {view} saw**: public events and its own private "
+    return title + (f"Replaying **what {markdown_text(view)} saw**: public events and its own private "
                     "information, nothing else. Switch to the spectator view for roles and scores.")
 
 
@@ -108,7 +109,7 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         try:
             match = api.get_match(mid)
         except ApiError as exc:
-            msg = f"### Not found\n{exc}. Check the link or pick a match from the list."
+            msg = f"### Not found\n{markdown_text(exc)}. Check the link or pick a match from the list."
             return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
                     gr.update(minimum=1, maximum=2, value=1), "", *render_step(None, SPECTATOR, 1))
         n = len(view_events(match, SPECTATOR))

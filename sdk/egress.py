@@ -1,0 +1,239 @@
+"""Where the arena may send a request, and how much it reads back.
+
+One policy for every call made to an agent (SDK agents, WiS agents, registration
+probes). It exists because the arena calls URLs that strangers choose:
+
+- only http(s), and never a URL with credentials in it (`user:pass@host`);
+- with `allow_private=False` (a public Space) only public addresses, checked on the
+  address actually connected to: the name is resolved once, every address checked,
+  and the request goes to that address with the original Host header and TLS server
+  name, so a name that resolves elsewhere a second later (DNS rebinding) gains nothing;
+- redirects are never followed (`redirect_error`);
+- a reply is read up to a byte cap *after* decompression (`BoundedBody`), so a small
+  compressed reply cannot inflate into gigabytes.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .errors import AgentError
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[[str, int], Sequence[str]]  # (host, port) -> addresses
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class EgressRefused(AgentError):
+    """The policy forbids this call; nothing was sent."""
+
+    def __init__(self, message: str, *, agent: str = "") -> None:
+        super().__init__("refused", message, agent=agent)
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _plain(address: IPAddress) -> IPAddress:
+    # ::ffff:127.0.0.1 is 127.0.0.1: judge the IPv4 address it carries
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def is_public(address: IPAddress) -> bool:
+    address = _plain(address)
+    return address.is_global and not address.is_multicast
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one request goes: the URL to connect to and the names it must carry."""
+
+    url: str  # with the checked address in place of the name (unchanged when nothing was pinned)
+    host_header: str | None  # the original Host, when the URL was rewritten
+    sni_hostname: str | None  # the TLS server name, when the URL was rewritten to an address
+
+
+@dataclass
+class EgressPolicy:
+    """allow_private: loopback/private/link-local targets allowed (local development).
+    allowed_networks: networks allowed even when private ones are not (an operator's
+    own agents on an internal network). resolver: name -> addresses (tests replace it).
+    cache_seconds: how long a *checked* resolution is reused."""
+
+    allow_private: bool = True
+    allowed_networks: tuple[IPNetwork, ...] = ()
+    resolver: Resolver = system_resolver
+    cache_seconds: float = 30.0
+    _cache: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def from_strings(cls, allow_private: bool, networks: Sequence[str] = ()) -> EgressPolicy:
+        return cls(allow_private=allow_private,
+                   allowed_networks=tuple(ipaddress.ip_network(n.strip(), strict=False)
+                                          for n in networks if n.strip()))
+
+    def address_allowed(self, address: IPAddress) -> bool:
+        if self.allow_private or is_public(address):
+            return True
+        plain = _plain(address)
+        return any(plain in net for net in self.allowed_networks if net.version == plain.version)
+
+    def check_url(self, url: str) -> None:
+        """Refuse what no mode allows: other schemes, credentials in the URL, no host."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            raise EgressRefused(f"only http(s) URLs are called, not {parts.scheme or 'no scheme'!r}")
+        if parts.username is not None or parts.password is not None:
+            raise EgressRefused("a URL with credentials in it (user:password@) is refused; "
+                                "give the agent a secret instead")
+        if not parts.hostname:
+            raise EgressRefused(f"no host in {url!r}")
+        try:
+            parts.port  # noqa: B018 - raises on a malformed port
+        except ValueError as exc:
+            raise EgressRefused(f"bad port in the URL: {exc}") from exc
+
+    def target(self, url: str) -> Target:
+        """Check the URL and pin it to an allowed address; raises `EgressRefused`."""
+        self.check_url(url)
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if self.allow_private:
+            return Target(url, None, None)  # every address is allowed: nothing to pin
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(host)
+        except ValueError:
+            literal = None
+        if literal is not None:
+            if not self.address_allowed(literal):
+                raise EgressRefused(f"{host} is a non-public address; such agents are not called here")
+            return Target(url, None, None)
+        address = self._resolve_checked(host, port)
+        shown = f"[{address}]" if ":" in address else address
+        netloc = f"{shown}:{parts.port}" if parts.port else shown
+        pinned = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        host_header = parts.netloc  # no userinfo: check_url refused it
+        return Target(pinned, host_header, host if parts.scheme == "https" else None)
+
+    def _resolve_checked(self, host: str, port: int) -> str:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get((host, port))
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        try:
+            addresses = [ipaddress.ip_address(a.split("%")[0]) for a in self.resolver(host, port)]
+        except (OSError, ValueError) as exc:
+            raise AgentError("unreachable", f"cannot resolve {host}: {exc}") from exc
+        if not addresses:
+            raise AgentError("unreachable", f"cannot resolve {host}: no address")
+        # one non-public answer refuses the name: the connection could go to any of them
+        for address in addresses:
+            if not self.address_allowed(address):
+                raise EgressRefused(f"{host} resolves to a non-public address ({address}); "
+                                    "such agents are not called here")
+        chosen = str(addresses[0])
+        if self.cache_seconds > 0:
+            with self._lock:
+                if len(self._cache) > 4096:
+                    self._cache.clear()
+                self._cache[(host, port)] = (now + self.cache_seconds, chosen)
+        return chosen
+
+
+def redirect_error(status: int, location: str | None, agent: str = "") -> AgentError:
+    where = (location or "")[:200] or "somewhere else"
+    return AgentError("refused", f"HTTP {status}: redirected to {where}; redirects are not followed "
+                      "(register the final URL instead)", agent=agent)
+
+
+def raw_chunks(response: Any) -> Iterator[bytes]:
+    """An httpx response's bytes as they came off the wire (still compressed). A response
+    an in-process transport built from bytes is already whole: it is yielded as is."""
+    if response.is_stream_consumed:
+        yield response.content
+    else:
+        yield from response.iter_raw()
+
+
+class BoundedBody:
+    """Collect a reply's raw bytes, decompressing gzip/deflate as they arrive, and stop
+    as soon as the decoded body passes `limit` bytes (other encodings are refused)."""
+
+    def __init__(self, content_encoding: str | None, limit: int, agent: str = "") -> None:
+        self.limit = limit
+        self.agent = agent
+        encodings = [e.strip().lower() for e in (content_encoding or "").split(",") if e.strip()]
+        encodings = [e for e in encodings if e != "identity"]
+        if len(encodings) > 1:
+            raise AgentError("bad_reply", f"reply encoded more than once ({content_encoding})", agent=agent)
+        self._decoder: zlib._Decompress | None = None
+        if encodings:
+            if encodings[0] in ("gzip", "x-gzip"):
+                self._decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            elif encodings[0] == "deflate":
+                self._decoder = zlib.decompressobj()
+            else:
+                raise AgentError("bad_reply", f"reply compressed with {encodings[0]!r}; only gzip and "
+                                 "deflate are read", agent=agent)
+        self._body = bytearray()
+        self._raw = 0
+
+    def _too_large(self) -> AgentError:
+        return AgentError("bad_reply", f"reply larger than {self.limit} bytes", agent=self.agent)
+
+    def feed(self, chunk: bytes) -> None:
+        self._raw += len(chunk)
+        if self._raw > self.limit:
+            raise self._too_large()
+        if self._decoder is None:
+            self._body += chunk
+        else:
+            data = chunk
+            try:
+                while data:
+                    room = self.limit + 1 - len(self._body)
+                    out = self._decoder.decompress(data, room)
+                    self._body += out
+                    if len(self._body) > self.limit:
+                        raise self._too_large()
+                    data = self._decoder.unconsumed_tail
+                    if not out and data:
+                        break
+            except zlib.error as exc:
+                raise AgentError("bad_reply", f"reply is not valid compressed data: {exc}",
+                                 agent=self.agent) from exc
+        if len(self._body) > self.limit:
+            raise self._too_large()
+
+    def finish(self) -> bytes:
+        if self._decoder is not None:
+            try:
+                rest = self._decoder.flush(self.limit + 1 - len(self._body))
+            except zlib.error as exc:
+                raise AgentError("bad_reply", f"reply is not valid compressed data: {exc}",
+                                 agent=self.agent) from exc
+            self._body += rest
+            if len(self._body) > self.limit:
+                raise self._too_large()
+        return bytes(self._body)
+
+
+__all__ = ["ACCEPT_ENCODING", "REDIRECT_STATUS", "BoundedBody", "EgressPolicy", "EgressRefused",
+           "Target", "is_public", "raw_chunks", "redirect_error", "system_resolver"]
