@@ -105,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Space secret; KEY alone reads $KEY (repeatable)")
     p.add_argument("--variable", action="append", default=[], metavar="KEY[=VALUE]",
                    help="public Space variable, e.g. MODEL=gpt-4o-mini (repeatable)")
-    p.add_argument("--private", action="store_true", help="create the Space as private")
+    p.add_argument("--private", action="store_true",
+                   help="create the Space as private (only you can call it, e.g. RemoteAgent(..., hf_token=); "
+                        "the arena calls public Spaces and protects them with the secret)")
     p.add_argument("--token", help="Hugging Face token (default: HF_TOKEN or the saved login)")
     p.set_defaults(func=_deploy)
     return parser

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -70,6 +71,16 @@ class MatchRequest(BaseModel):
         if len(json.dumps(value, default=str)) > MAX_SETTINGS:
             raise ValueError(f"settings are larger than {MAX_SETTINGS} characters as JSON")
         return value
+
+
+def _without_userinfo(src: str) -> str:
+    """A URL as listed publicly: credentials in it (refused at registration today, but
+    possibly stored by an older version) are never shown."""
+    parts = urlsplit(src or "")
+    if parts.username is None and parts.password is None:
+        return src
+    return urlunsplit((parts.scheme, "***@" + parts.netloc.rsplit("@", 1)[1], parts.path, parts.query,
+                       parts.fragment))
 
 
 @dataclass
@@ -142,7 +153,7 @@ class ArenaAPI:
         house = [{"id": spec, "name": spec, "kind": "house", "owner": "arena", "description": desc,
                   "games": ["spy"], "last_seen": None, "failures": 0, "calls": 0, "has_secret": False}
                  for spec, desc in HOUSE.items() for desc in [desc[0]]]
-        registered = [{**{k: v for k, v in a.items() if k != "info"},
+        registered = [{**{k: v for k, v in a.items() if k != "info"}, "src": _without_userinfo(a["src"]),
                        "needs_secret": bool((a.get("info") or {}).get("needs_secret"))}
                       for a in self.store.list_agents()]
         return house + registered
@@ -247,7 +258,7 @@ class ArenaAPI:
 
     def get_match(self, match_id: str, seat: str = "") -> dict[str, Any]:
         """A recorded match. While it runs, everyone sees only its public events: no
-        roles, no words, no seat's private view, no call records."""
+        roles, no words, no seed or settings, no seat's private view, no call records."""
         match_id = (match_id or "").strip()
         if not match_id or len(match_id) > 40 or not match_id.isalnum():
             raise ApiError(f"match not found: {match_id[:40]!r}")
@@ -259,7 +270,9 @@ class ArenaAPI:
                 raise ApiError("a seat's view is shown once the match has ended; while it runs "
                                "only the public events are")
             match["events"] = [e for e in match["events"] if e["visible_to"] is None]
-            match["result"] = None
+            # the seed replays the secret draws and the settings may name them (a fixed word
+            # pair): both wait for the end, like the result
+            match.update(result=None, seed=None, settings={})
             return match
         if seat:
             if seat not in [s["seat"] for s in match["seats"]]:

@@ -8,8 +8,8 @@ import html
 import re
 import unicodedata
 
-# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and any other two-byte ESC sequence
-_TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and any other ESC sequence (ESC, intermediates, final)
+_TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 
 

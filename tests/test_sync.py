@@ -288,3 +288,22 @@ def test_create_arena_starts_when_the_hub_is_unreachable(tmp_path, monkeypatch):
     config = ArenaConfig(db=str(tmp_path / "arena.db"), dataset_repo=REPO, demo_matches=0)
     main_module.create_arena(config, hf_api=DownApi({}), fs=FakeFs({}))
     assert built[-1].sync is None
+
+
+def test_a_restore_never_pairs_a_stored_secret_with_another_url(hub, make_sync, tmp_path):
+    """Whoever can write to the dataset can change an agent's URL in it; the secret kept on
+    this disk for the old URL must not be sent to the new one."""
+    store = Store(tmp_path / "a.db")
+    store.upsert_agent("alice/bot-1", name="bot", kind="remote", src="https://alice.example/agent",
+                       secret=SECRET, owner="alice", games=["spy"], info={"name": "bot"})
+    sync = make_sync(store, "a")
+    assert sync.record_agent("alice/bot-1")
+    sync.flush()
+    # the dataset's line now points the agent elsewhere
+    for key, data in list(hub.files.items()):
+        if key.startswith("agents/"):
+            hub.files[key] = data.replace(b"https://alice.example/agent", b"https://attacker.example/")
+    assert make_sync(store, "b").restore()["agents"] == 1
+    moved = store.get_agent("alice/bot-1", with_secret=True)
+    assert moved["src"] == "https://attacker.example/"
+    assert moved["secret"] is None and moved["info"]["needs_secret"] is True

@@ -33,10 +33,14 @@ def build_agents_tab(api: ArenaAPI) -> dict[str, Any]:
     with gr.Row():
         with gr.Column():
             if on_space:
-                # the button needs gradio[oauth] and, off a real Space, calls the Hub when the
-                # app starts: only build it on a Space (SPACE_ID set), not in tests/offline
-                if os.environ.get("SPACE_ID"):
+                # the button needs gradio[oauth] and the Space's OAuth variables; off a real
+                # Space (SYSTEM=spaces) Gradio would call the Hub at start, so it is left out
+                # there and sign-in goes through a token (`Client(..., token=...)`)
+                if os.environ.get("SYSTEM") == "spaces" and os.environ.get("SPACE_ID"):
                     gr.LoginButton()
+                else:
+                    gr.Markdown("Sign-in with Hugging Face is offered on the Space itself; here, "
+                                "register through the API with your token.")
                 owner_box = None
             else:
                 owner_box = gr.Textbox(value="local", label="Owner (local mode; on a Space you sign in "
