@@ -10,7 +10,8 @@ import unicodedata
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and any other ESC sequence (ESC, intermediates, final)
 _TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# Markdown's punctuation, plus ':' and '@' so no URL or e-mail address is auto-linked
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>:@])")
 
 
 def _drop_controls(text: str, keep: str = "") -> str:

@@ -146,7 +146,8 @@ def test_play_replay_and_every_tab(page, arena_url):
     assert not page.dialogs, page.dialogs
 
 
-@pytest.mark.parametrize("bad", ["doesnotexist", "<script>alert(1)</script>"])
+@pytest.mark.parametrize("bad", ["doesnotexist", "<script>alert(1)</script>",
+                                 '<img src="http://127.0.0.1:9/pixel.gif">', "[a link](http://127.0.0.1:9/)"])
 def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
     from playwright.sync_api import expect
 
@@ -158,6 +159,8 @@ def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
     assert "Traceback" not in text and "Error" not in header.inner_text()
     assert not page.dialogs, f"a script ran: {page.dialogs}"
     assert page.locator("#replay-header script").count() == 0
+    # what the link carried is shown as text: no image fetched, no link planted on the page
+    assert page.locator("#replay-header img, #replay-header a").count() == 0, page.locator("#replay-header").inner_html()
 
 
 ASKED_OR_FINISHED = """() => {

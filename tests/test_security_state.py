@@ -5,6 +5,7 @@ arena starting in Space mode exactly as a Space starts it."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -80,7 +81,8 @@ def test_a_stored_secret_never_follows_its_agent_to_another_url(tmp_path):
 
 # -- text from strangers ----------------------------------------------------------------------------
 HOSTILE = ['<img src="https://evil.example/x.png">', "[click me](https://evil.example/)",
-           "![](https://evil.example/pixel.gif)", "**bold** | broken | table", "<script>alert(1)</script>"]
+           "![](https://evil.example/pixel.gif)", "**bold** | broken | table", "<script>alert(1)</script>",
+           "visit https://evil.example/now or www.evil.example", "write to me@evil.example"]
 
 
 def test_markdown_text_is_literal():
@@ -88,6 +90,7 @@ def test_markdown_text_is_literal():
         out = markdown_text(text)
         assert "<img" not in out and "<script" not in out
         assert "](" not in out and "|" not in out.replace("\\|", "")
+        assert not re.search(r"https?://|www\.|\w@", out)  # nothing a renderer would auto-link
 
 
 def test_word_pairs_and_names_in_a_replay_are_inert():
