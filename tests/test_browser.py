@@ -160,7 +160,8 @@ def test_unknown_or_hostile_match_link_says_not_found(page, arena_url, bad):
     assert not page.dialogs, f"a script ran: {page.dialogs}"
     assert page.locator("#replay-header script").count() == 0
     # what the link carried is shown as text: no image fetched, no link planted on the page
-    assert page.locator("#replay-header img, #replay-header a").count() == 0, page.locator("#replay-header").inner_html()
+    planted = page.locator("#replay-header img, #replay-header a")
+    assert planted.count() == 0, page.locator("#replay-header").inner_html()
 
 
 ASKED_OR_FINISHED = """() => {
