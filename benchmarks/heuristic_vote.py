@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from space_app.agents.house import HeuristicSpyAgent  # noqa: E402
-from space_app.metrics.spy import study_row  # noqa: E402
+from space_app.games.spy.agents import HeuristicSpyAgent  # noqa: E402
+from space_app.games.spy.metrics import study_row  # noqa: E402
 from space_app.service import Arena  # noqa: E402
 from space_app.store import Store  # noqa: E402
 

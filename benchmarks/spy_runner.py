@@ -28,8 +28,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
 from sdk import ABSTAIN, Agent, Observation, RemoteAgent, serve  # noqa: E402
-from space_app.games.spy import SpyGame, SpySettings  # noqa: E402
-from space_app.games.spy_words import WordPair  # noqa: E402
+from space_app.games.spy.rules import SpyGame, SpySettings  # noqa: E402
+from space_app.games.spy.words import WordPair  # noqa: E402
 from space_app.runner import SeatAgent, play  # noqa: E402
 from space_app.store import Store  # noqa: E402
 

@@ -22,11 +22,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sdk import AgentError
 from sdk.remote import resolve_src
 
-from .agents.catalogue import HOUSE, AgentCatalogue, UnknownAgent, is_ad_hoc
+from .agents.catalogue import AgentCatalogue, UnknownAgent, house_agents, house_games, is_ad_hoc
 from .config import ArenaConfig
-from .experiments import attack_defence
 from .games import GAMES, get_game
-from .metrics.spy import leaderboard as spy_leaderboard
 from .registry import RegistrationError, register_agent
 from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
@@ -150,9 +148,10 @@ class ArenaAPI:
         return f"removed {agent_id}"
 
     def list_agents(self) -> list[dict[str, Any]]:
-        house = [{"id": spec, "name": spec, "kind": "house", "owner": "arena", "description": desc,
-                  "games": ["spy"], "last_seen": None, "failures": 0, "calls": 0, "has_secret": False}
-                 for spec, desc in HOUSE.items() for desc in [desc[0]]]
+        house = [{"id": name, "name": name, "kind": "house", "owner": "arena", "description": agent.description,
+                  "games": list(house_games(name)), "last_seen": None, "failures": 0, "calls": 0,
+                  "has_secret": False}
+                 for name, agent in house_agents().items()]
         registered = [{**{k: v for k, v in a.items() if k != "info"}, "src": _without_userinfo(a["src"]),
                        "needs_secret": bool((a.get("info") or {}).get("needs_secret"))}
                       for a in self.store.list_agents()]
@@ -179,9 +178,9 @@ class ArenaAPI:
         if len(req.seats) > n:
             raise ApiError(f"{req.game} has {n} seats, got {len(req.seats)} agents")
         seed = req.seed if req.seed is not None else random.randrange(2**31)
-        # random fill: empty seats (or missing ones at the end) get a fast house agent
+        # random fill: empty seats (or missing ones at the end) get one of the game's fast house agents
         rng = random.Random(seed)
-        house = [s for s in HOUSE if s not in ("house:smollm2", "house:heuristic-embed")]
+        house = [name for name, agent in spec.house_agents.items() if agent.random_fill]
         given = [s.strip() for s in req.seats] + [""] * (n - len(req.seats))
         seats = [s if s and s != RANDOM_FILL else rng.choice(house) for s in given]
         for s in seats:
@@ -189,6 +188,7 @@ class ArenaAPI:
                 self._check_ad_hoc(s, signed_in)
             try:
                 self.arena.catalogue.resolve(s)
+                self.arena.catalogue.check_plays(s, req.game)
             except UnknownAgent as exc:
                 raise ApiError(str(exc)) from exc
         seconds = req.settings.get("seconds")
@@ -299,7 +299,7 @@ class ArenaAPI:
             raise ApiError(f"unknown game {game!r}")
         matches = (m for m in self.store.iter_matches(game)
                    if include_studies or not m["tag"].startswith("study:"))
-        return spy_leaderboard(matches, min_games=max(0, int(min_games)))
+        return get_game(game).leaderboard(matches, max(0, int(min_games)))
 
     def warm_up(self) -> None:
         """Play a few house matches on an empty store so a first visitor sees replays
@@ -308,10 +308,14 @@ class ArenaAPI:
             return
         def play() -> None:
             async def both() -> None:
-                await self.arena.tournament("spy", ["house:heuristic", "house:random"],
-                                            self.config.demo_matches, seed=2024, tag="demo")
-                # a small attack/defence run, so its plot has something to show
-                await attack_defence(self.arena, games=max(5, self.config.demo_matches), seed=7)
+                for spec in GAMES.values():
+                    if spec.demo_agents:
+                        await self.arena.tournament(spec.id, list(spec.demo_agents), self.config.demo_matches,
+                                                    seed=2024, tag="demo")
+                    # a small run of each charted study, so its plot has something to show
+                    for study in spec.studies.values():
+                        if study.chart is not None:
+                            await study.run(self.arena, games=max(5, self.config.demo_matches), seed=7)
 
             self.arena.run_in_own_loop(both())
 

@@ -6,13 +6,13 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
-from .games import GAMES
-from .games.spy_words import WordPairError, load_pairs
+from .games import GAMES, get_game
 from .safe_text import terminal_text
 from .store import Store
-from .tables import ATTACK_COLUMNS, LEADERBOARD_COLUMNS, REASONING_COLUMNS, render
+from .tables import render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
 
@@ -29,23 +29,41 @@ def _arena(db: str):
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings from --language, the games' file settings (e.g. --pairs FILE), their
+    shorthands (e.g. --pair tea/coffee) and --settings JSON, in that order."""
     settings: dict[str, Any] = {}
     if getattr(args, "language", None):
         settings["language"] = args.language
-    if getattr(args, "pair", None):
-        civ, _, spy = args.pair.partition("/")
-        if not spy:
-            raise SystemExit("--pair must look like civilian/spy, e.g. tea/coffee")
-        settings["pair"] = {"civilian": civ, "spy": spy}
-    if getattr(args, "pairs", None):
-        try:
-            pairs = load_pairs(args.pairs)
-        except WordPairError as exc:
-            raise SystemExit(f"error: {exc}") from None
-        settings["pairs"] = [pair.model_dump() for pair in pairs]
+    for spec in GAMES.values():
+        for key, (_, parse) in spec.setting_shorthands.items():
+            value = getattr(args, key, None)
+            if value is not None:
+                settings[key] = parse(value)
+        for key, load in spec.setting_files.items():
+            path = getattr(args, key, None)
+            if path is not None:
+                try:
+                    settings[key] = load(Path(path))
+                except ValueError as exc:
+                    raise SystemExit(f"error: {exc}") from None
     if getattr(args, "settings", None):
         settings.update(json.loads(args.settings))
     return settings
+
+
+def add_setting_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--language", choices=["en", "zh"])
+    seen: set[str] = set()
+    for spec in GAMES.values():
+        for key, (text, _) in spec.setting_shorthands.items():
+            if key not in seen:
+                seen.add(key)
+                p.add_argument(f"--{key}", help=text)
+        for key in spec.setting_files:
+            if key not in seen:
+                seen.add(key)
+                p.add_argument(f"--{key}", metavar="FILE", help=f"{spec.id}: read the '{key}' setting from this file")
+    p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
 
 
 def transcript_line(e: Any) -> str | None:
@@ -76,16 +94,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     outcome = arena.run_in_own_loop(arena.run(plan, on_events=live))
     say(f"\nmatch {outcome.match_id}: {outcome.status}")
     if outcome.result:
+        roles = outcome.result.get("roles") or {}
         for seat, pts in outcome.result["scores"].items():
-            say(f"  {seat} ({outcome.result['roles'][seat]}): {pts:g}")
+            say(f"  {seat} ({roles.get(seat, '?')}): {pts:g}")
     return 0 if outcome.status == "finished" else 1
 
 
 def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int) -> None:
-    from .metrics.spy import leaderboard
-
-    rows = leaderboard(store.iter_matches(game, tag=tag), min_games=min_games)
-    say(render(rows, LEADERBOARD_COLUMNS))
+    spec = get_game(game)
+    rows = spec.leaderboard(store.iter_matches(game, tag=tag), min_games)
+    say(render(rows, [c.key for c in spec.metric_columns]))
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -109,16 +127,17 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from .experiments import run_study
-
+    spec = get_game(args.game)
+    if args.study != "all" and args.study not in spec.studies:
+        raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.studies) or 'none'}")
     arena = _arena(args.db)
-    studies = ["attack", "reasoning"] if args.study == "all" else [args.study]
-    for study in studies:
-        rows = run_study(arena, study, base=args.base, games=args.games, seed=args.seed,
-                         settings=_settings(args) or None, concurrency=args.concurrency)
-        title = ("Attack / defence study" if study == "attack" else "Reasoning study")
-        say(f"\n{title} (base agent {args.base}, {args.games} games per condition)")
-        say(render(rows, ATTACK_COLUMNS if study == "attack" else REASONING_COLUMNS))
+    names = list(spec.studies) if args.study == "all" else [args.study]
+    for name in names:
+        study = spec.studies[name]
+        rows = arena.run_in_own_loop(study.run(arena, base=args.base, games=args.games, seed=args.seed,
+                                               settings=_settings(args) or None, concurrency=args.concurrency))
+        say(f"\n{study.title} (base agent {args.base}, {args.games} games per condition)")
+        say(render(rows, study.columns))
     return 0
 
 
@@ -130,11 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def game_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("game", choices=sorted(GAMES))
-        p.add_argument("--language", choices=["en", "zh"])
-        p.add_argument("--pair", help="fixed word pair for spy, civilian/spy (e.g. tea/coffee)")
-        p.add_argument("--pairs", metavar="FILE",
-                       help="draw spy word pairs from this CSV or JSON file instead of the built-in ones")
-        p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
+        add_setting_args(p)
         p.add_argument("--tag", default="", help="label stored with the matches")
 
     m = sub.add_parser("match", help="play one match and print its transcript")
@@ -159,15 +174,14 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--min-games", type=int, default=0)
     lb.set_defaults(func=cmd_leaderboard)
 
-    x = sub.add_parser("experiment", help="run the robustness studies and print their tables")
-    x.add_argument("study", choices=["attack", "reasoning", "all"])
+    studies = sorted({name for spec in GAMES.values() for name in spec.studies})
+    x = sub.add_parser("experiment", help="run a game's studies and print their tables")
+    x.add_argument("study", choices=[*studies, "all"])
+    x.add_argument("--game", default="spy", choices=sorted(GAMES), help="whose studies (default spy)")
     x.add_argument("--base", default="house:heuristic")
     x.add_argument("--games", type=int, default=50, help="games per condition")
     x.add_argument("--seed", type=int, default=0)
-    x.add_argument("--language", choices=["en", "zh"])
-    x.add_argument("--pair")
-    x.add_argument("--pairs", metavar="FILE")
-    x.add_argument("--settings")
+    add_setting_args(x)
     x.add_argument("--concurrency", type=int, default=8,
                    help="matches in flight (1 for a local model that runs one call at a time)")
     x.set_defaults(func=cmd_experiment)

@@ -70,6 +70,7 @@ class Arena:
             if extra_agents and seat in extra_agents:
                 seat_agents[seat] = extra_agents[seat]
             else:
+                self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
         self.store.create_match(
@@ -162,6 +163,7 @@ class Arena:
         # leaving the matches already started as 'running' records)
         for agent_spec in {*specs, *(role_specs or {}).values()}:
             self.catalogue.resolve(agent_spec)
+            self.catalogue.check_plays(agent_spec, game)
         rng = random.Random(seed)
         plans = []
         for _ in range(games):

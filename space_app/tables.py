@@ -23,12 +23,3 @@ def render(rows: Sequence[dict[str, Any]], columns: Sequence[str],
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
     return "\n".join(lines)
-
-
-LEADERBOARD_COLUMNS = ["agent", "ranking_score", "rating_mu", "rating_sigma", "games", "win_rate",
-                       "win_rate_spy", "win_rate_civilian", "avg_score", "avg_score_spy",
-                       "avg_score_civilian", "vote_accuracy", "abstentions", "survival_spy",
-                       "survival_civilian", "foul_rate", "avg_latency_ms"]
-ATTACK_COLUMNS = ["condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
-                  "avg_score_civilian", "avg_score_spy", "civilian_win_rate"]
-REASONING_COLUMNS = ["condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"]

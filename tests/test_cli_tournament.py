@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from space_app.metrics.spy import leaderboard
+from space_app.games.spy.metrics import leaderboard
 from space_app.store import Store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from space_app.games.spy import SpyGame, SpySettings
-from space_app.games.spy_words import WordPair, WordPairError, load_pairs
+from space_app.games.spy.rules import SpyGame, SpySettings
+from space_app.games.spy.words import WordPair, WordPairError, load_pairs
 from space_app.store import Store
 
 REPO = Path(__file__).resolve().parents[1]

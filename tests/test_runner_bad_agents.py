@@ -14,8 +14,8 @@ from sdk.agent import Agent, Reply
 from sdk.errors import AgentError
 from sdk.observation import ABSTAIN, Observation
 from space_app.games.base import Event
-from space_app.games.spy import SpyGame, SpySettings
-from space_app.games.spy_words import WordPair
+from space_app.games.spy.rules import SpyGame, SpySettings
+from space_app.games.spy.words import WordPair
 from space_app.runner import MatchOutcome, SeatAgent, play
 
 SEATS = [f"P{i}" for i in range(1, 7)]

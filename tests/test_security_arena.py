@@ -50,7 +50,7 @@ def arena(tmp_path) -> Iterator[Callable[..., tuple[str, str]]]:
         store = Store(db)
         for agent_id, (kind, src) in (agents or {}).items():
             # stored as if registered earlier (when its name still resolved elsewhere)
-            store.upsert_agent(agent_id, name=agent_id, kind=kind, src=src, owner="someone")
+            store.upsert_agent(agent_id, name=agent_id, kind=kind, src=src, owner="someone", games=["spy"])
         store.close()
         settings = {"db": db, "demo_matches": 0, "allow_private_urls": True, **overrides}
         ctx = running_arena(ArenaConfig(**settings), **(launch or {}))

@@ -13,9 +13,9 @@ import pytest
 from sdk.agent import Agent
 from sdk.observation import ABSTAIN, Observation
 from space_app.games.base import Outcome
-from space_app.games.spy import CIVILIAN, SPY, SpyGame, SpySettings
-from space_app.games.spy_words import WordPair
-from space_app.metrics.spy import rescore
+from space_app.games.spy.metrics import rescore
+from space_app.games.spy.rules import CIVILIAN, SPY, SpyGame, SpySettings
+from space_app.games.spy.words import WordPair
 from space_app.runner import SeatAgent, play
 
 SEATS = [f"P{i}" for i in range(1, 7)]
@@ -185,7 +185,7 @@ def test_saying_your_own_word_is_a_foul_any_case_and_plural(text):
     ("cherry", "It is red and small", False),
 ])
 def test_own_word_matching_in_english(word, statement, foul):
-    from space_app.games.spy import contains_word
+    from space_app.games.spy.rules import contains_word
 
     assert contains_word(statement, word, "en") is foul
 
@@ -633,12 +633,12 @@ def test_same_seed_and_agents_give_identical_events():
     assert _run(1) != _run(2)
 
 
-# -- the built-in word pairs (content files shipped in space_app/games/spy_content) ----
+# -- the built-in word pairs (content files shipped in space_app/games/spy/content) ----
 @pytest.mark.parametrize(("language", "minimum"), [("en", 300), ("zh", 150)])
 def test_builtin_pairs_load_and_are_well_formed(language, minimum):
     import csv
 
-    from space_app.games.spy_words import CONTENT_DIR, load_builtin_pairs
+    from space_app.games.spy.words import CONTENT_DIR, load_builtin_pairs
 
     pairs = load_builtin_pairs(language)
     assert len(pairs) >= minimum
@@ -654,7 +654,7 @@ def test_builtin_pairs_load_and_are_well_formed(language, minimum):
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_games_draw_from_the_builtin_pairs_by_seed_and_difficulty(language):
-    from space_app.games.spy_words import load_builtin_pairs
+    from space_app.games.spy.words import load_builtin_pairs
 
     pairs = load_builtin_pairs(language)
     known = {(p.civilian, p.spy) for p in pairs}

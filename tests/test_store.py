@@ -19,7 +19,7 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from space_app.games.base import Event
-from space_app.metrics.spy import rescore
+from space_app.games.spy.metrics import rescore
 from space_app.store import Store, matches
 
 REPO = Path(__file__).resolve().parents[1]

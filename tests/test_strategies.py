@@ -12,10 +12,10 @@ import pytest
 from sdk import LLMAgent, Observation
 from sdk.callers.scripted import scripted_caller
 from space_app.agents.catalogue import AgentCatalogue
-from space_app.agents.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
 from space_app.cli import main as cli_main
-from space_app.experiments import ATTACK_CONDITIONS, REASONING_CONDITIONS
-from space_app.metrics.spy import study_row
+from space_app.games.spy.metrics import study_row
+from space_app.games.spy.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
+from space_app.games.spy.studies import ATTACK_CONDITIONS, REASONING_CONDITIONS
 from space_app.service import Arena
 from space_app.store import Store
 

@@ -18,7 +18,7 @@ import pytest
 import space_app.main as main_module
 from space_app.config import ArenaConfig
 from space_app.games import get_game
-from space_app.metrics.spy import leaderboard
+from space_app.games.spy.metrics import leaderboard
 from space_app.service import Arena, MatchPlan
 from space_app.store import Store
 from space_app.sync import RecordSync

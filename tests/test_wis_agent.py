@@ -26,8 +26,8 @@ import pytest
 
 from sdk import Agent, AgentError, Observation
 from space_app.agents.wis import WiSAgent
-from space_app.games.spy import SpyGame, SpySettings
-from space_app.games.spy_words import WordPair
+from space_app.games.spy.rules import SpyGame, SpySettings
+from space_app.games.spy.words import WordPair
 from space_app.runner import MatchOutcome, SeatAgent, new_match_id, play
 
 WIS_PACKAGE = "spy-agent-build-sdk"

@@ -1,9 +1,9 @@
 """Turn a seat spec into an agent.
 
-Specs: `house:random`, `house:heuristic`, `house:heuristic-embed`, `house:smollm2`;
+Specs: a house agent (`house:smollm2`, and each game's own, e.g. `house:heuristic`);
 a registered agent's id; `remote:<Space id or URL>`; `wis:<base URL>`. Any spec may
-end with strategy wrappers: `+attacker`, `+defender`, `+reasoning`
-(e.g. `house:heuristic+attacker`).
+end with strategy wrappers that a game declares (e.g. spy's `+attacker`, `+defender`,
+`+reasoning`: `house:heuristic+attacker`).
 """
 
 from __future__ import annotations
@@ -16,25 +16,38 @@ from collections.abc import Callable
 from sdk import Agent, AgentError, LLMAgent, RemoteAgent, local_caller
 from sdk.egress import EgressPolicy
 
+from ..games import GAMES, HouseAgent
 from ..store import Store
-from .house import HeuristicSpyAgent, RandomAgent
-from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
 
-HOUSE: dict[str, tuple[str, Callable[[], Agent]]] = {
-    "house:random": ("Generic statements, random votes.", lambda: RandomAgent()),
-    "house:heuristic": ("Shipped clue lists + lexical statement similarity.",
-                        lambda: HeuristicSpyAgent()),
-    "house:heuristic-embed": ("Shipped clue lists + MiniLM sentence-embedding similarity.",
-                              lambda: HeuristicSpyAgent("house:heuristic-embed", "embedding")),
-    "house:smollm2": ("LLMAgent on the embedded SmolLM2-135M-Instruct (CPU, slow).",
-                      lambda: LLMAgent(local_caller(), name="house:smollm2",
-                                       description="The embedded SmolLM2-135M-Instruct.")),
+# House agents that play every game; each game adds its own (GameSpec.house_agents).
+GENERIC_HOUSE: dict[str, HouseAgent] = {
+    "house:smollm2": HouseAgent("LLMAgent on the embedded SmolLM2-135M-Instruct (CPU, slow).",
+                                lambda: LLMAgent(local_caller(), name="house:smollm2",
+                                                 description="The embedded SmolLM2-135M-Instruct."),
+                                random_fill=False),
 }
-WRAPPERS: dict[str, Callable[[Agent], Agent]] = {
-    "attacker": AttackerAgent,
-    "defender": DefenderInjectionAgent,
-    "reasoning": ReasoningAgent,
-}
+
+
+def house_agents() -> dict[str, HouseAgent]:
+    """Every house agent: the generic ones and each registered game's."""
+    out = dict(GENERIC_HOUSE)
+    for spec in GAMES.values():
+        out.update(spec.house_agents)
+    return out
+
+
+def house_games(name: str) -> tuple[str, ...]:
+    """The games a house agent plays."""
+    if name in GENERIC_HOUSE:
+        return tuple(GAMES)
+    return tuple(g.id for g in GAMES.values() if name in g.house_agents)
+
+
+def wrappers() -> dict[str, Callable[[Agent], Agent]]:
+    out: dict[str, Callable[[Agent], Agent]] = {}
+    for spec in GAMES.values():
+        out.update(spec.wrappers)
+    return out
 
 
 log = logging.getLogger(__name__)
@@ -80,7 +93,7 @@ class AgentCatalogue:
         self._lock = threading.Lock()
 
     def house_specs(self) -> list[tuple[str, str]]:
-        return [(spec, desc) for spec, (desc, _) in HOUSE.items()]
+        return [(name, agent.description) for name, agent in house_agents().items()]
 
     def resolve(self, spec: str) -> Agent:
         spec = spec.strip()
@@ -93,7 +106,7 @@ class AgentCatalogue:
         agent = self._build(spec)
         evicted: list[Agent] = []
         with self._lock:
-            if spec.split("+")[0] in HOUSE:
+            if spec.split("+")[0] in house_agents():
                 return self._kept.setdefault(spec, agent)
             if spec in self._cache:  # built twice at once: keep the first
                 evicted.append(agent)
@@ -105,6 +118,24 @@ class AgentCatalogue:
         for old in evicted:
             _close_quietly(old)
         return agent
+
+    def games_of(self, spec: str) -> tuple[str, ...]:
+        """The games the agent behind `spec` declares (wrappers keep their base's)."""
+        base = spec.strip().split("+")[0]
+        if base in house_agents():
+            return house_games(base)
+        if self.store is not None and not is_ad_hoc(base):
+            row = self.store.get_agent(base)
+            if row is not None:
+                return tuple(row["games"] or ())
+        return tuple(getattr(self.resolve(spec), "games", ()))
+
+    def check_plays(self, spec: str, game: str) -> None:
+        """Refuse to seat an agent in a game it does not declare."""
+        declared = self.games_of(spec)
+        if game not in declared:
+            raise UnknownAgent(f"agent {spec!r} does not play {game!r} (it declares: "
+                               f"{', '.join(declared) or 'no game'})")
 
     def cached(self) -> int:
         """How many agents are held (house, added and cached)."""
@@ -141,17 +172,20 @@ class AgentCatalogue:
             _close_quietly(agent)
 
     def _build(self, spec: str) -> Agent:
-        base, *wrappers = spec.split("+")
+        base, *suffixes = spec.split("+")
+        known = wrappers()
+        for w in suffixes:  # checked before building: an unknown suffix costs no connection
+            if w not in known:
+                raise UnknownAgent(f"unknown strategy '+{w}' (known: {', '.join(known) or 'none'})")
         agent = self._base(base)
-        for w in wrappers:
-            if w not in WRAPPERS:
-                raise UnknownAgent(f"unknown strategy '+{w}' (known: {', '.join(WRAPPERS)})")
-            agent = WRAPPERS[w](agent)
+        for w in suffixes:
+            agent = known[w](agent)
         return agent
 
     def _base(self, spec: str) -> Agent:
-        if spec in HOUSE:
-            return HOUSE[spec][1]()
+        house = house_agents()
+        if spec in house:
+            return house[spec].build()
         try:
             if spec.startswith("remote:"):
                 return self._remote(spec[len("remote:"):])
@@ -171,7 +205,7 @@ class AgentCatalogue:
                         return self._remote(row["src"], secret=row["secret"], name=row["name"])
         except (ValueError, AgentError) as exc:  # a malformed URL or one the egress policy refuses
             raise UnknownAgent(f"agent {spec!r} cannot be seated: {exc}") from exc
-        raise UnknownAgent(f"unknown agent {spec!r}: use a house agent ({', '.join(HOUSE)}), "
+        raise UnknownAgent(f"unknown agent {spec!r}: use a house agent ({', '.join(house_agents())}), "
                            "a registered agent id, remote:<Space id or URL> or wis:<URL>")
 
     def _remote(self, src: str, secret: str | None = None, name: str | None = None) -> RemoteAgent:

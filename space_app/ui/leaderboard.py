@@ -1,4 +1,5 @@
-"""Leaderboard tab: the sortable table, and plots where looking beats reading."""
+"""Leaderboard tab: the game's table (its columns and their meaning come from its spec),
+and plots where looking beats reading."""
 
 from __future__ import annotations
 
@@ -8,114 +9,105 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ArenaAPI
-from ..experiments import ATTACK_CONDITIONS, attack_defence
-from ..games import GAMES
-from ..metrics.spy import score_history, study_row
+from ..games import GAMES, GameSpec, get_game
+from ..safe_text import markdown_text
 
-TABLE_COLUMNS = {
-    "agent": "agent", "ranking_score": "ranking score", "rating_mu": "rating μ", "rating_sigma": "rating σ",
-    "games": "games", "win_rate_spy": "win % spy", "win_rate_civilian": "win % civilian",
-    "avg_score_spy": "avg score spy", "avg_score_civilian": "avg score civilian",
-    "vote_accuracy": "vote accuracy", "foul_rate": "foul rate", "survival_spy": "survival spy",
-    "survival_civilian": "survival civilian", "avg_latency_ms": "latency ms",
-}
+DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
 
-def leaderboard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    for col in ("win_rate_spy", "win_rate_civilian"):
-        frame[col] = (frame[col].astype(float) * 100).round(1)
-    for col in ("rating_mu", "rating_sigma", "avg_score_spy", "avg_score_civilian", "vote_accuracy",
-                "foul_rate", "survival_spy", "survival_civilian", "avg_latency_ms", "ranking_score"):
-        frame[col] = frame[col].astype(float).round(3)
-    return frame.rename(columns=TABLE_COLUMNS)
+def leaderboard_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    columns = spec.metric_columns
+    frame = pd.DataFrame(rows, columns=[c.key for c in columns])
+    for c in columns[1:]:
+        values = pd.to_numeric(frame[c.key], errors="coerce").astype(float)
+        frame[c.key] = (values * 100).round(1) if c.percent else values.round(3)
+    return frame.rename(columns={c.key: c.label for c in columns})
 
 
-def role_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def columns_markdown(spec: GameSpec) -> str:
+    return "\n".join(f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in spec.metric_columns[1:])
+
+
+def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
     out = []
     for r in rows:
-        for role in ("spy", "civilian"):
+        for role in spec.roles:
             value = r.get(f"win_rate_{role}")
             if value is not None:
                 # one bar per (agent, role): Gradio stacks bars that share an x value
-                out.append({"agent · role": f"{r['agent']} · {role}", "role": role,
-                            "win rate": round(value, 3)})
+                out.append({"agent · role": f"{r['agent']} · {role}", "role": role, "win rate": round(value, 3)})
     return pd.DataFrame(out, columns=["agent · role", "role", "win rate"])
 
 
-def history_frame(api: ArenaAPI, game: str, agents: set[str]) -> pd.DataFrame:
-    rows = [r for r in score_history(m for m in api.store.iter_matches(game)
-                                     if not m["tag"].startswith("study:"))
+def history_frame(api: ArenaAPI, spec: GameSpec, agents: set[str]) -> pd.DataFrame:
+    if spec.history is None:
+        return pd.DataFrame(columns=["agent", "game", "ranking_score"])
+    rows = [r for r in spec.history(m for m in api.store.iter_matches(spec.id) if not m["tag"].startswith("study:"))
             if r["agent"] in agents]
     return pd.DataFrame(rows, columns=["agent", "game", "ranking_score", "finished_at"])
 
 
-STUDY_METRICS = {"vote_accuracy": "vote accuracy", "foul_rate": "foul rate",
-                 "civilian_win_rate": "civilian wins"}
-STUDY_SHORT = {"baseline": "baseline", "attacker spy": "attacker", "defender-injection spy": "defender"}
-STUDY_BARS = [f"{label}: {STUDY_SHORT[name]}" for label in STUDY_METRICS.values() for name in ATTACK_CONDITIONS]
+def charted_study(spec: GameSpec) -> tuple[str, Any] | None:
+    """The game's first study that draws a chart of its newest run."""
+    return next(((name, s) for name, s in spec.studies.items() if s.chart is not None), None)
 
 
-def study_frame(api: ArenaAPI) -> pd.DataFrame:
-    """The newest stored attack/defence run: one bar per metric and condition, grouped
-    by metric, conditions in the study's order."""
-    runs: dict[str, float] = {}
-    for m in api.store.list_matches(game="spy", limit=2000):
-        if m["tag"].startswith("study:attack:"):
-            run = m["tag"].rsplit(":", 1)[-1]
-            runs[run] = max(runs.get(run, 0), m["created_at"])
-    if not runs:
+def study_frame(api: ArenaAPI, spec: GameSpec) -> pd.DataFrame:
+    found = charted_study(spec)
+    if found is None:
         return pd.DataFrame(columns=["bar", "condition", "value"])
-    newest = max(runs, key=runs.get)
-    rows = {name: study_row(api.store.iter_matches("spy", tag=f"study:attack:{name}:{newest}"))
-            for name in ATTACK_CONDITIONS}
-    out = [{"bar": f"{label}: {STUDY_SHORT[name]}", "condition": name, "value": round(row[metric], 3)}
-           for metric, label in STUDY_METRICS.items()
-           for name, row in rows.items() if row[metric] is not None]
-    return pd.DataFrame(out, columns=["bar", "condition", "value"])
+    return found[1].chart(api.store)
 
 
 def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
+    default = get_game(DEFAULT_GAME)
     with gr.Row():
-        game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value="spy", label="Game")
+        game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id, label="Game")
         min_games = gr.Slider(0, 100, value=0, step=1, label="Minimum games")
         studies = gr.Checkbox(label="Include study matches", value=False)
         refresh = gr.Button("Refresh", elem_id="refresh-leaderboard")
-    table = gr.Dataframe(leaderboard_frame([]), interactive=False, elem_id="leaderboard-table",
-                         label="Ranking score = 100 + sum of game scores − games played. "
-                               "Rating: OpenSkill μ ± σ. Click a column header to sort.")
+    table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
+                         label=default.ranking_note)
+    with gr.Accordion("What the columns mean", open=False):
+        meanings = gr.Markdown(columns_markdown(default))
     with gr.Row():
         history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", "ranking_score"]), x="game",
                               y="ranking_score", color="agent", title="Ranking score over games",
                               x_title="games played", y_title="ranking score")
         roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
                            y="win rate", color="role", title="Win rate by role", y_lim=[0, 1])
-    with gr.Row():
+    charted = charted_study(default)
+    with gr.Row(visible=charted is not None):
         study = gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",
-                           color="condition", title="Attack / defence study (newest run)", x_label_angle=-30,
-                           x_title="metric: condition", y_title="rate", y_lim=[0, 1], sort=STUDY_BARS)
+                           color="condition", title=f"{charted[1].title if charted else 'Study'} (newest run)",
+                           x_label_angle=-30, x_title="metric: condition", y_title="rate", y_lim=[0, 1],
+                           sort=list(charted[1].chart_order) if charted else None)
         with gr.Column():
-            gr.Markdown("Run the attack/defence study with the heuristic house agent: the same "
-                        "seeds as baseline, with an attacker spy and with a defender-injection spy.")
+            gr.Markdown(f"Run it with the game's first demo agent: {charted[1].describe}." if charted else "")
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
 
     def load(game_id: str, minimum: float, include: bool):
+        spec = get_game(game_id)
         rows = api.leaderboard(game_id, int(minimum), include_studies=include)
         agents = {r["agent"] for r in rows}
-        return (leaderboard_frame(rows), history_frame(api, game_id, agents), role_frame(rows),
-                study_frame(api))
+        return (gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
+                history_frame(api, spec, agents), role_frame(spec, rows), study_frame(api, spec))
 
-    outputs = [table, history, roles, study]
+    outputs = [table, meanings, history, roles, study]
     refresh.click(load, [game, min_games, studies], outputs, api_visibility="private")
     game.change(load, [game, min_games, studies], outputs, api_visibility="private")
     min_games.release(load, [game, min_games, studies], outputs, api_visibility="private")
     studies.change(load, [game, min_games, studies], outputs, api_visibility="private")
 
-    async def study_now(n: float):
+    async def study_now(game_id: str, n: float):
+        spec = get_game(game_id)
+        found = charted_study(spec)
+        if found is None or not spec.demo_agents:
+            return study_frame(api, spec)
         with api.admit("study"):
-            await attack_defence(api.arena, games=int(n), seed=7)
-        return study_frame(api)
+            await found[1].run(api.arena, base=spec.demo_agents[0], games=int(n), seed=7)
+        return study_frame(api, spec)
 
-    run_study.click(study_now, [study_games], [study], api_visibility="private", concurrency_limit=1)
+    run_study.click(study_now, [game, study_games], [study], api_visibility="private", concurrency_limit=1)
     return {"load": load, "inputs": [game, min_games, studies], "outputs": outputs}

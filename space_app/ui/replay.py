@@ -1,13 +1,10 @@
-"""Turn stored events into what a replay shows: a transcript up to a step, the
-rounds, the votes and the markers. Pure functions; the spy view is the default and
-other games register theirs in `VIEWS`."""
+"""Turn stored events into what every replay shows: a transcript up to a step, the
+markers and the result table. Pure functions; a game's own panels (rounds, votes)
+come from its spec's `view`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
-
-import pandas as pd
 
 from ..safe_text import html_text, markdown_text
 
@@ -72,45 +69,17 @@ def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None =
             f"{body or '<i>No events yet.</i>'}</div></div>")
 
 
-def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
-    """One row per statement: round, seat, statement (or the foul)."""
-    shown = events if upto is None else events[: upto + 1]
-    rows = [{"round": e["round"], "seat": e["actor"],
-             "statement": e["text"] if e["kind"] == "statement" else f"FOUL — {e['text']}"}
-            for e in shown if e["kind"] in ("statement", "foul")]
-    return pd.DataFrame(rows, columns=["round", "seat", "statement"])
-
-
-def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
-    """Who voted for whom, per round (abstentions as 'abstain')."""
-    shown = events if upto is None else events[: upto + 1]
-    rows = [{"round": f"round {e['round']}", "voter": e["actor"],
-             "target": (e.get("data") or {}).get("target") or "abstain", "votes": 1}
-            for e in shown if e["kind"] == "vote"]
-    return pd.DataFrame(rows, columns=["round", "voter", "target", "votes"])
-
-
-def result_markdown(match: dict[str, Any]) -> str:
+def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),)) -> str:
+    """The result table: seat, agent, the game's own columns (e.g. role, word), score."""
     result = match.get("result") or {}
     names = {s["seat"]: s["agent_name"] for s in match.get("seats", [])}
     if match.get("status") != "finished" or not result:
         reason = match.get("error") or "the match did not finish"
         return f"**Status: {markdown_text(match.get('status'))}** — {markdown_text(reason)}"
     lines = [f"**Winner: {markdown_text(result.get('winner'))}** · match `{match['id']}` · seed {match['seed']}", "",
-             "| seat | agent | role | word | score |", "|---|---|---|---|---|"]
+             "| seat | agent | " + " | ".join(markdown_text(label) for label, _ in columns) + " | score |",
+             "|---|---|" + "---|" * len(columns) + "---|"]
     for seat, pts in (result.get("scores") or {}).items():
-        cells = [seat, names.get(seat, ""), result.get("roles", {}).get(seat, ""),
-                 result.get("words", {}).get(seat, "")]
+        cells = [seat, names.get(seat, ""), *[(result.get(key) or {}).get(seat, "") for _, key in columns]]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + f" | {pts:g} |")
     return "\n".join(lines)
-
-
-# A game brings its own replay view: game id -> (transcript, rounds, votes) builders.
-VIEWS: dict[str, dict[str, Callable[..., Any]]] = {
-    "spy": {"transcript": transcript_html, "rounds": rounds_table, "votes": votes_frame,
-            "result": result_markdown},
-}
-
-
-def view_for(game: str) -> dict[str, Callable[..., Any]]:
-    return VIEWS.get(game, VIEWS["spy"])

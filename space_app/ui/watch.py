@@ -8,10 +8,10 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
-from ..games import GAMES
+from ..games import GAMES, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
-from .replay import MARKER_COLUMNS, SPECTATOR, markers, view_for, visible
+from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
 
 MATCH_COLUMNS = ["id", "game", "status", "winner", "created", "seats", "tag"]
 
@@ -40,7 +40,7 @@ def render_step(match: dict[str, Any] | None, view: str, step: float) -> tuple:
                 empty_votes(), pd.DataFrame(columns=MARKER_COLUMNS))
     seat = None if view in (None, "", SPECTATOR) else view
     events = view_events(match, view)
-    builders = view_for(match["game"])
+    panels = get_game(match["game"]).view
     names = {s["seat"]: s["agent_name"] for s in match["seats"]}
     n = len(events)
     index = max(0, min(int(step or 1) - 1, n - 1)) if n else 0
@@ -49,15 +49,16 @@ def render_step(match: dict[str, Any] | None, view: str, step: float) -> tuple:
                 if n else "No events.")
     marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
-    return (position, builders["transcript"](events, names, index), builders["rounds"](events, index),
-            builders["votes"](events, index), pd.DataFrame(marks, columns=MARKER_COLUMNS))
+    return (position, transcript_html(events, names, index), panels.rounds(events, index),
+            panels.votes(events, index), pd.DataFrame(marks, columns=MARKER_COLUMNS))
 
 
 def header_for(match: dict[str, Any], view: str | None) -> str:
     """Spectators see the roles and scores; a seat's view shows only what it knew."""
-    title = f"### {GAMES[match['game']].title} — `{match['id']}`\n"
+    spec = get_game(match["game"])
+    title = f"### {spec.title} — `{match['id']}`\n"
     if view in (None, "", SPECTATOR):
-        return title + view_for(match["game"])["result"](match)
+        return title + result_markdown(match, spec.view.result_columns)
     return title + (f"Replaying **what {markdown_text(view)} saw**: public events and its own private "
                     "information, nothing else. Switch to the spectator view for roles and scores.")
 
@@ -108,7 +109,8 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
     def open_match(mid: str):
         try:
             match = api.get_match(mid)
-        except ApiError as exc:
+            get_game(match["game"])  # a record of a game this arena does not have: said plainly
+        except (ApiError, UnknownGame) as exc:
             msg = f"### Not found\n{markdown_text(exc)}. Check the link or pick a match from the list."
             return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
                     gr.update(minimum=1, maximum=2, value=1), "", *render_step(None, SPECTATOR, 1))

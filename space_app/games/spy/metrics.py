@@ -17,7 +17,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from ..games.spy import CIVILIAN, SPY, score
+from .rules import CIVILIAN, SPY, score
 
 
 @dataclass

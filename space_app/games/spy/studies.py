@@ -10,10 +10,14 @@ Each condition's matches are stored with the tag `study:<study>:<condition>:<run
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .metrics.spy import study_row
-from .service import Arena
+import pandas as pd
+
+from .metrics import study_row
+
+if TYPE_CHECKING:
+    from ...service import Arena
 
 ATTACK_CONDITIONS = {"baseline": None, "attacker spy": "+attacker", "defender-injection spy": "+defender"}
 REASONING_CONDITIONS = {"without reasoning": None, "with reasoning": "+reasoning"}
@@ -54,6 +58,27 @@ async def reasoning(arena: Arena, base: str = "house:heuristic", games: int = 50
                         concurrency)
 
 
-def run_study(arena: Arena, study: str, **kwargs: Any) -> list[dict[str, Any]]:
-    fn = {"attack": attack_defence, "reasoning": reasoning}[study]
-    return arena.run_in_own_loop(fn(arena, **kwargs))
+ATTACK_CHART_METRICS = {"vote_accuracy": "vote accuracy", "foul_rate": "foul rate",
+                        "civilian_win_rate": "civilian wins"}
+_SHORT = {"baseline": "baseline", "attacker spy": "attacker", "defender-injection spy": "defender"}
+ATTACK_CHART_BARS = tuple(f"{label}: {_SHORT[name]}" for label in ATTACK_CHART_METRICS.values()
+                          for name in ATTACK_CONDITIONS)
+
+
+def attack_chart(store: Any) -> pd.DataFrame:
+    """The newest stored attack/defence run: one bar per metric and condition, grouped by
+    metric, conditions in the study's order."""
+    runs: dict[str, float] = {}
+    for m in store.list_matches(game="spy", limit=2000):
+        if m["tag"].startswith("study:attack:"):
+            run = m["tag"].rsplit(":", 1)[-1]
+            runs[run] = max(runs.get(run, 0), m["created_at"])
+    if not runs:
+        return pd.DataFrame(columns=["bar", "condition", "value"])
+    newest = max(runs, key=runs.__getitem__)
+    rows = {name: study_row(store.iter_matches("spy", tag=f"study:attack:{name}:{newest}"))
+            for name in ATTACK_CONDITIONS}
+    out = [{"bar": f"{label}: {_SHORT[name]}", "condition": name, "value": round(row[metric], 3)}
+           for metric, label in ATTACK_CHART_METRICS.items()
+           for name, row in rows.items() if row[metric] is not None]
+    return pd.DataFrame(out, columns=["bar", "condition", "value"])

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError, field_validator, model_validator
 
-CONTENT_DIR = Path(__file__).parent / "spy_content"
+CONTENT_DIR = Path(__file__).parent / "content"
 Difficulty = Literal["easy", "medium", "hard"]
 
 

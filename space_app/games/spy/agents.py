@@ -7,9 +7,9 @@ import random
 
 from sdk import ABSTAIN, Agent, Observation
 
-from ..games.spy import contains_word, normalise_statement
-from ..games.spy_words import load_clues
-from .text_similarity import fit_function
+from ...agents.text_similarity import fit_function
+from .rules import contains_word, normalise_statement
+from .words import load_clues
 
 GENERIC_EN = [
     "It is something quite a lot of people come across in everyday life.",

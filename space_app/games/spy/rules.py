@@ -22,8 +22,8 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN, Limits
 
-from .base import SPECTATORS, Game, Outcome, Request
-from .spy_words import WordPair, load_builtin_pairs
+from ..base import SPECTATORS, Game, Outcome, Request
+from .words import WordPair, load_builtin_pairs
 
 SPY, CIVILIAN = "spy", "civilian"
 # Base points by the round in which the spy is eliminated: (spy, civilians' share).

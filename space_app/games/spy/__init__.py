@@ -1,0 +1,102 @@
+"""Who is the Spy: six players (4-12), one of them the spy with a different word;
+describe, vote, eliminate, up to three rounds. Rules: docs/rules-spy.md; scoring and
+metrics: docs/scoring.md.
+
+This package registers the game's GameSpec: its rules (`rules.py`), word pairs and
+clues (`words.py`, `content/`), metrics (`metrics.py`), replay panels (`view.py`),
+house agents (`agents.py`), strategy wrappers (`strategies.py`) and studies (`studies.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..registry import register
+from ..spec import GameSpec, HouseAgent, MetricColumn, Study
+from .agents import HeuristicSpyAgent, RandomAgent
+from .metrics import leaderboard, score_history
+from .rules import CIVILIAN, SPY, SpyGame, SpySettings
+from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
+from .studies import (
+    ATTACK_CHART_BARS,
+    ATTACK_CONDITIONS,
+    REASONING_CONDITIONS,
+    attack_chart,
+    attack_defence,
+    reasoning,
+)
+from .view import VIEW
+from .words import load_pairs
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def parse_pair(text: str) -> dict[str, str]:
+    civilian, _, spy = text.partition("/")
+    if not spy:
+        raise ValueError("a pair looks like civilian/spy, e.g. tea/coffee")
+    return {"civilian": civilian, "spy": spy}
+
+METRIC_COLUMNS = (
+    MetricColumn("agent", "agent", "the agent's id"),
+    MetricColumn("ranking_score", "ranking score", "100 + sum of its game scores − games played (WiS's ranking)"),
+    MetricColumn("rating_mu", "rating μ", "OpenSkill Plackett–Luce skill, spy vs civilians as two teams"),
+    MetricColumn("rating_sigma", "rating σ", "uncertainty of the rating"),
+    MetricColumn("games", "games", "seats played (an agent in two seats of one match counts twice)"),
+    MetricColumn("win_rate", "win %", "games won, any role", percent=True),
+    MetricColumn("win_rate_spy", "win % spy", "games won as the spy", percent=True),
+    MetricColumn("win_rate_civilian", "win % civilian", "games won as a civilian", percent=True),
+    MetricColumn("avg_score", "avg score", "mean game score (every game's scores sum to 12)"),
+    MetricColumn("avg_score_spy", "avg score spy", "mean game score as the spy"),
+    MetricColumn("avg_score_civilian", "avg score civilian", "mean game score as a civilian"),
+    MetricColumn("vote_accuracy", "vote accuracy", "civilian votes that named the spy ÷ civilian votes cast"),
+    MetricColumn("abstentions", "abstentions", "votes not cast (timeouts, unreadable votes, abstain)"),
+    MetricColumn("survival_spy", "survival spy", "rounds completed while still in the game, as the spy"),
+    MetricColumn("survival_civilian", "survival civilian", "rounds completed while still in the game, as a civilian"),
+    MetricColumn("foul_rate", "foul rate", "fouls ÷ turns to speak"),
+    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
+)
+
+SPEC = register(GameSpec(
+    id="spy",
+    title=SpyGame.title,
+    game_class=SpyGame,
+    settings_class=SpySettings,
+    min_players=4,
+    max_players=12,
+    default_players=6,
+    roles=(SPY, CIVILIAN),
+    leaderboard=leaderboard,
+    metric_columns=METRIC_COLUMNS,
+    ranking_note="Ranking score = 100 + sum of game scores − games played. Rating: OpenSkill μ ± σ. "
+                 "Click a column header to sort.",
+    view=VIEW,
+    history=score_history,
+    rules_doc=DOCS / "rules-spy.md",
+    house_agents={
+        "house:random": HouseAgent("Generic statements, random votes.", RandomAgent),
+        "house:heuristic": HouseAgent("Shipped clue lists + lexical statement similarity.", HeuristicSpyAgent),
+        "house:heuristic-embed": HouseAgent(
+            "Shipped clue lists + MiniLM sentence-embedding similarity.",
+            lambda: HeuristicSpyAgent("house:heuristic-embed", "embedding"), random_fill=False),
+    },
+    wrappers={"attacker": AttackerAgent, "defender": DefenderInjectionAgent, "reasoning": ReasoningAgent},
+    studies={
+        "attack": Study("Attack / defence study",
+                        "Baseline, an attacker spy and a defender-injection spy on the same seeds: "
+                        + ", ".join(ATTACK_CONDITIONS),
+                        ("condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
+                         "avg_score_civilian", "avg_score_spy", "civilian_win_rate"),
+                        attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS),
+        "reasoning": Study("Reasoning study",
+                           "Civilians without and with an explicit analysis before voting: "
+                           + ", ".join(REASONING_CONDITIONS),
+                           ("condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"),
+                           reasoning),
+    },
+    demo_agents=("house:heuristic", "house:random"),
+    setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},
+    setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
+))
+
+__all__ = ["SPEC"]

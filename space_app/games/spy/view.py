@@ -1,0 +1,30 @@
+"""Who is the Spy's replay panels: statements by round, and who voted for whom."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..spec import ReplayView
+
+
+def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """One row per statement: round, seat, statement (or the foul)."""
+    shown = events if upto is None else events[: upto + 1]
+    rows = [{"round": e["round"], "seat": e["actor"],
+             "statement": e["text"] if e["kind"] == "statement" else f"FOUL — {e['text']}"}
+            for e in shown if e["kind"] in ("statement", "foul")]
+    return pd.DataFrame(rows, columns=["round", "seat", "statement"])
+
+
+def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """Who voted for whom, per round (abstentions as 'abstain')."""
+    shown = events if upto is None else events[: upto + 1]
+    rows = [{"round": f"round {e['round']}", "voter": e["actor"],
+             "target": (e.get("data") or {}).get("target") or "abstain", "votes": 1}
+            for e in shown if e["kind"] == "vote"]
+    return pd.DataFrame(rows, columns=["round", "voter", "target", "votes"])
+
+
+VIEW = ReplayView(rounds=rounds_table, votes=votes_frame, result_columns=(("role", "roles"), ("word", "words")))

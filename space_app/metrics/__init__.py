@@ -1,1 +1,0 @@
-"""Scores, rankings and per-capability metrics, always recomputed from stored events."""

@@ -1,0 +1,121 @@
+"""A game is a folder: generic code imports no game, a spec that lacks a part is refused
+when it registers, and an agent is seated only in games it declares."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from space_app.agents.catalogue import UnknownAgent
+from space_app.api import ApiError, ArenaAPI
+from space_app.config import ArenaConfig
+from space_app.games import GAMES, GameSpecError, MetricColumn, get_game, register
+from space_app.games.registry import UnknownGame
+
+PACKAGE = Path(__file__).resolve().parents[1] / "space_app"
+GAMES_DIR = PACKAGE / "games"
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Absolute names of every module `path` imports (relative imports resolved)."""
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    if path.name == "__init__.py":
+        package = ".".join(path.relative_to(PACKAGE.parent).parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join([*parts, base] if base else parts)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_no_module_outside_a_game_folder_imports_it_except_the_registry():
+    folders = [p.name for p in GAMES_DIR.iterdir() if (p / "__init__.py").is_file()]
+    assert "spy" in folders
+    for game in folders:
+        prefix = f"space_app.games.{game}"
+        for path in [*PACKAGE.rglob("*.py"), *(PACKAGE.parent / "benchmarks").glob("*.py")]:
+            if path.is_relative_to(GAMES_DIR / game) or path == GAMES_DIR / "__init__.py":
+                continue
+            if path.parent == PACKAGE.parent / "benchmarks":
+                continue  # benchmarks measure one game on purpose
+            bad = sorted(m for m in imported_modules(path) if m == prefix or m.startswith(prefix + "."))
+            assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {bad}"
+
+
+def test_every_game_folder_is_registered_under_its_name():
+    folders = {p.name for p in GAMES_DIR.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(GAMES)
+    for game_id, spec in GAMES.items():
+        assert spec.id == game_id and get_game(game_id) is spec
+
+
+def test_an_unknown_game_is_a_clear_error():
+    with pytest.raises(UnknownGame, match="unknown game 'chess'; known: spy"):
+        get_game("chess")
+
+
+SPY = GAMES["spy"]
+
+
+@pytest.mark.parametrize("change, part", [
+    ({"id": ""}, "id"),
+    ({"id": "two words"}, "id"),
+    ({"title": ""}, "title is missing"),
+    ({"game_class": dict}, "game_class"),
+    ({"settings_class": dict}, "settings_class"),
+    ({"min_players": 7}, "players"),
+    ({"roles": ()}, "roles are missing"),
+    ({"leaderboard": None}, "leaderboard"),
+    ({"metric_columns": ()}, "metric_columns"),
+    ({"metric_columns": (MetricColumn("score", "score", "points"),)}, "metric_columns"),
+    ({"view": None}, "view"),
+    ({"house_agents": {"helper": SPY.house_agents["house:random"]}}, "house:<name>"),
+    ({"demo_agents": ("house:nobody",)}, "demo agent"),
+    ({"seat_namer": lambda n: ["A"] * n}, "seat names"),
+])
+def test_a_spec_missing_a_part_is_refused_naming_it(change, part):
+    broken = dataclasses.replace(SPY, **{"id": "broken", "house_agents": {}, "demo_agents": (), **change})
+    with pytest.raises(GameSpecError) as err:
+        register(broken)
+    assert part in str(err.value)
+    assert "broken" not in GAMES and (change.get("id") or "broken") not in GAMES
+
+
+def test_a_house_agent_name_belongs_to_one_game():
+    with pytest.raises(GameSpecError, match="already 'spy'"):
+        register(dataclasses.replace(SPY, id="copycat"))
+    assert "copycat" not in GAMES
+
+
+def test_an_agent_is_seated_only_in_games_it_declares(tmp_path):
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "g.db"), demo_matches=0, allow_private_urls=True))
+    api.store.upsert_agent("me/avalon-only", name="avalon-only", kind="remote", src="http://127.0.0.1:9/",
+                           games=["avalon"])
+    with pytest.raises(ApiError, match="'me/avalon-only' does not play 'spy' \\(it declares: avalon\\)"):
+        api.plan({"game": "spy", "seats": ["me/avalon-only"]})
+    with pytest.raises(UnknownAgent, match="does not play 'spy'"):
+        asyncio.run(api.arena.tournament("spy", ["house:heuristic", "me/avalon-only"], games=3))
+    assert api.store.count_matches() == 0, "a refused tournament must not start any match"
+    # the house agents say which games they play
+    listed = {a["id"]: a for a in api.list_agents()}
+    assert listed["house:heuristic"]["games"] == ["spy"]
+    assert set(listed["house:smollm2"]["games"]) == set(GAMES)
+
+
+def test_random_fill_uses_the_games_own_fast_house_agents(tmp_path):
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "f.db"), demo_matches=0))
+    fill = {s for seed in range(30) for s in api.plan({"game": "spy", "seats": [], "seed": seed}).seats}
+    fast = {name for name, agent in SPY.house_agents.items() if agent.random_fill}
+    assert fill == fast and "house:smollm2" not in fill
