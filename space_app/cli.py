@@ -1,4 +1,4 @@
-"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard ...`."""
+"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|verify|export ...`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,54 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .verify import verify_match
+
+    store = Store(args.db, recover=False)
+    if args.match_ids:
+        found = [store.get_match(m) for m in args.match_ids]
+        missing = [m for m, f in zip(args.match_ids, found, strict=True) if f is None]
+        if missing:
+            raise ValueError(f"no match {', '.join(missing)} in {store.url}")
+        matches = [f for f in found if f is not None]
+        total = len(matches)
+    elif args.all or args.game:
+        matches = store.iter_matches(args.game, status=None)
+        total = store.count_matches(args.game)
+    else:
+        raise ValueError("name matches to verify, or give --all (or --game GAME)")
+    counts: dict[str, int] = {}
+    started = time.perf_counter()
+    with tqdm(total=total, desc="verify", unit="match", file=sys.stderr, disable=total < 20) as bar:
+        for match in matches:
+            result = verify_match(match)
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            if not result.ok or args.verbose:
+                say(result.line())
+            bar.update(1)
+    seconds = time.perf_counter() - started
+    checked = sum(counts.values())
+    say(f"{checked} matches: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + (f" ({checked / seconds:.0f} matches/s)" if seconds > 0 and checked else ""))
+    return 0 if counts.get("differs", 0) == 0 else 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import rows, write
+
+    records = rows(Store(args.db, recover=False), args.game, args.what, args.format, tag=args.tag,
+                   include_studies=not args.no_studies)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8", newline="") as out:
+            n = write(out, records, args.format)
+        print(f"{n} {args.what} rows written to {args.out}", file=sys.stderr)
+    else:
+        write(sys.stdout, records, args.format)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m space_app", description=__doc__)
     parser.add_argument("--db", default=DEFAULT_DB, help="SQLite file or database URL "
@@ -185,6 +234,22 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--concurrency", type=int, default=8,
                    help="matches in flight (1 for a local model that runs one call at a time)")
     x.set_defaults(func=cmd_experiment)
+
+    v = sub.add_parser("verify", help="replay stored matches through their game and check every event")
+    v.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
+    v.add_argument("--all", action="store_true", help="every stored match")
+    v.add_argument("--game", choices=sorted(GAMES), help="every stored match of this game")
+    v.add_argument("--verbose", action="store_true", help="a line for identical matches too")
+    v.set_defaults(func=cmd_verify)
+
+    e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
+    e.add_argument("--game", required=True, choices=sorted(GAMES))
+    e.add_argument("--what", choices=["matches", "seats", "leaderboard"], default="matches")
+    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    e.add_argument("--tag", default=None, help="only matches with this tag")
+    e.add_argument("--no-studies", action="store_true", help="leave out study matches")
+    e.add_argument("--out", help="file to write (default: standard output)")
+    e.set_defaults(func=cmd_export)
     return parser
 
 

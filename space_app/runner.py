@@ -18,6 +18,7 @@ from typing import Any
 
 from sdk.agent import Agent
 from sdk.errors import AgentError
+from sdk.observation import Observation
 from sdk.parsing import parse_choice
 
 from .games.base import SPECTATORS, Event, Game, Outcome, Request
@@ -52,8 +53,20 @@ def new_match_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def _bounded(text: str, limit: int) -> str:
-    return text[:limit]
+def outcome_text(raw: str, obs: Observation) -> tuple[str | None, str, str]:
+    """What the game is handed for a reply: (text, status, detail). Votes (and answers
+    with options) are parsed to an exact option; statements are stripped and cut to the
+    turn's limit. `verify` replays stored replies through this same function."""
+    if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
+        choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick, obs.allow_abstain)
+        if choice.ok:
+            return choice.as_text(), "ok", ""
+        return None, "unparseable", choice.reason[:300]
+    # strip first: padding must not eat the limit (400 newlines + a statement would
+    # otherwise reach the game as an empty statement)
+    body = raw.strip()
+    detail = f"truncated from {len(body)} characters" if len(body) > obs.limits.max_chars else ""
+    return body[: obs.limits.max_chars], "ok", detail
 
 
 async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
@@ -84,31 +97,20 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
     text: str | None = None
     if status == "ok":
         assert isinstance(raw, str)
-        if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
-            choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick,
-                                  obs.allow_abstain)
-            if choice.ok:
-                text = choice.as_text()
-            else:
-                status, detail = "unparseable", choice.reason[:300]
-        else:
-            # strip first: padding must not eat the limit (400 newlines + a statement
-            # would otherwise reach the game as an empty statement)
-            body = raw.strip()
-            text = _bounded(body, obs.limits.max_chars)
-            if len(body) > obs.limits.max_chars:
-                detail = f"truncated from {len(body)} characters"
+        text, status, detail = outcome_text(raw, obs)
+    data: dict[str, Any] = {
+        "verb": obs.verb, "phase": obs.phase, "status": status, "detail": detail,
+        "latency_ms": round(latency_ms, 2),
+        "prompt_tokens": usage.prompt_tokens if usage else None,
+        "completion_tokens": usage.completion_tokens if usage else None,
+        "reply": raw[:MAX_RECORDED_REPLY] if isinstance(raw, str) else None,
+        "parsed": text if obs.verb != "speak" else None,
+    }
+    if isinstance(raw, str) and len(raw) > MAX_RECORDED_REPLY and text is not None:
+        data["given"] = text  # the record's reply is cut: keep what the game got, for `verify`
     record = Event(
         kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
-        text=detail or status,
-        data={
-            "verb": obs.verb, "phase": obs.phase, "status": status, "detail": detail,
-            "latency_ms": round(latency_ms, 2),
-            "prompt_tokens": usage.prompt_tokens if usage else None,
-            "completion_tokens": usage.completion_tokens if usage else None,
-            "reply": raw[:MAX_RECORDED_REPLY] if isinstance(raw, str) else None,
-            "parsed": text if obs.verb != "speak" else None,
-        },
+        text=detail or status, data=data,
     )
     return Outcome(seat=request.seat, text=text, status=status, detail=detail), record
 

@@ -76,7 +76,8 @@ class Arena:
         self.store.create_match(
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
-            settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner)
+            settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
+            rules=str(spec.rules_version))
 
         def sink(items: list[tuple[int, Event]]) -> None:
             self.store.append_events(game.match_id, items)

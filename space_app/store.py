@@ -32,7 +32,9 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -73,6 +75,7 @@ matches = Table(
     Column("result", JSON, nullable=True),
     Column("error", Text, nullable=True),
     Column("process", String(200), nullable=False, default=""),  # host:pid running it
+    Column("rules", String(40), nullable=False, default=""),  # the game's rules version it was played under
 )
 
 seats = Table(
@@ -163,11 +166,20 @@ class Store:
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        self._add_missing_columns()
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
         self.aborted_on_open = self.abort_running() if recover else []
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def _add_missing_columns(self) -> None:
+        """A database written by an older version lacks newer columns: add them (with their
+        default), so old records stay readable and new ones can be written."""
+        have = {c["name"] for c in inspect(self.engine).get_columns("matches")}
+        with self.engine.begin() as conn:
+            if "rules" not in have:
+                conn.execute(text("ALTER TABLE matches ADD COLUMN rules VARCHAR(40) NOT NULL DEFAULT ''"))
 
     # -- agents ---------------------------------------------------------------
     def upsert_agent(self, agent_id: str, *, name: str, kind: str, src: str = "",
@@ -224,11 +236,11 @@ class Store:
 
     # -- matches ----------------------------------------------------------------
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
-                     settings: dict | None = None, tag: str = "", owner: str = "") -> None:
+                     settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> None:
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(insert(matches).values(
                 id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
-                tag=tag, owner=owner, created_at=time.time(), process=this_process()))
+                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules))
             conn.execute(insert(seats), [
                 {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
                  "agent_name": r.get("agent_name") or r["agent_id"]}
@@ -267,7 +279,7 @@ class Store:
         return {"id": row["id"], "game": row["game"], "seed": row["seed"], "settings": row["settings"],
                 "status": row["status"], "tag": row["tag"], "owner": row["owner"],
                 "created_at": row["created_at"], "finished_at": row["finished_at"],
-                "result": row["result"], "error": row["error"],
+                "result": row["result"], "error": row["error"], "rules": row["rules"],
                 "seats": [{"seat": s["seat"], "agent_id": s["agent_id"], "agent_name": s["agent_name"]}
                           for s in sorted(seat_rows, key=lambda s: s["position"])]}
 
@@ -317,10 +329,15 @@ class Store:
             by_match.setdefault(s["match_id"], []).append(s)
         return [self._match_row(r, by_match.get(r["id"], [])) for r in rows]
 
-    def iter_matches(self, game: str, *, status: str = "finished", tag: str | None = None,
+    def iter_matches(self, game: str | None, *, status: str | None = "finished", tag: str | None = None,
                      chunk: int = 200) -> Iterator[dict[str, Any]]:
-        """Every match of a game with its events, oldest first (for metrics)."""
-        query = select(matches.c.id).where(matches.c.game == game, matches.c.status == status)
+        """Every match of a game (None: of every game) with its events, oldest first (for
+        metrics, verify and export); `status=None` takes every status."""
+        query = select(matches.c.id)
+        if game is not None:
+            query = query.where(matches.c.game == game)
+        if status is not None:
+            query = query.where(matches.c.status == status)
         if tag is not None:
             query = query.where(matches.c.tag == tag)
         with self.engine.connect() as conn:
@@ -360,7 +377,7 @@ class Store:
                      "tag": record.get("tag") or "", "owner": record.get("owner") or "",
                      "created_at": float(record["created_at"]),
                      "finished_at": record.get("finished_at"), "result": record.get("result"),
-                     "error": record.get("error")}
+                     "error": record.get("error"), "rules": str(record.get("rules") or "")}
         seat_rows = [{"match_id": match_id, "seat": str(s["seat"]), "position": i,
                       "agent_id": str(s["agent_id"]), "agent_name": str(s.get("agent_name") or s["agent_id"])}
                      for i, s in enumerate(record.get("seats") or [])]

@@ -73,6 +73,8 @@ class GameSpec:
     metric_columns: tuple[MetricColumn, ...]
     ranking_note: str  # how the leaderboard is ordered, shown above it
     view: ReplayView
+    # one finished match -> one flat record per seat (for export; keys the same for every seat)
+    seat_records: Callable[[MatchRecord], list[dict[str, Any]]] | None = None
     # matches -> rows {agent, game (n-th played), ranking_score} for the "score over games" plot
     history: Callable[[Iterable[MatchRecord]], list[dict[str, Any]]] | None = None
     rules_doc: Path | None = None
@@ -84,6 +86,11 @@ class GameSpec:
     # CLI shorthands for one setting: key -> (help, text -> value), e.g. spy's --pair tea/coffee
     setting_shorthands: Mapping[str, tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
     seat_namer: Callable[[int], list[str]] | None = None
+    # bump when a rule change makes a seed and the same replies give other events: `verify`
+    # then tells an old record from a tampered one
+    rules_version: int = 1
+    # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
+    replay_note: Callable[[MatchRecord], str | None] | None = None
 
     def seat_names(self, n: int) -> list[str]:
         return self.seat_namer(n) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]

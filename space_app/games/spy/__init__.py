@@ -14,7 +14,7 @@ from pathlib import Path
 from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
-from .metrics import leaderboard, score_history
+from .metrics import leaderboard, score_history, seat_records
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
 from .studies import (
@@ -26,9 +26,23 @@ from .studies import (
     reasoning,
 )
 from .view import VIEW
-from .words import load_pairs
+from .words import WordPair, load_builtin_pairs, load_pairs
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def replay_note(match: dict) -> str | None:
+    """A pair drawn from a user's pool cannot be drawn again: the pool is not stored."""
+    settings = match.get("settings") or {}
+    if settings.get("pair"):
+        return None
+    setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
+    if setup is None:
+        return None
+    drawn = WordPair.model_validate(setup["data"]["pair"])
+    if drawn not in load_builtin_pairs(settings.get("language") or "en"):
+        return "its word pair was drawn from a pool given with the request, which is not stored with matches"
+    return None
 
 
 def parse_pair(text: str) -> dict[str, str]:
@@ -72,6 +86,7 @@ SPEC = register(GameSpec(
                  "Click a column header to sort.",
     view=VIEW,
     history=score_history,
+    seat_records=seat_records,
     rules_doc=DOCS / "rules-spy.md",
     house_agents={
         "house:random": HouseAgent("Generic statements, random votes.", RandomAgent),
@@ -97,6 +112,7 @@ SPEC = register(GameSpec(
     demo_agents=("house:heuristic", "house:random"),
     setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},
     setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
+    replay_note=replay_note,
 ))
 
 __all__ = ["SPEC"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -104,6 +104,18 @@ def rescore(match: dict[str, Any]) -> GameRecord:
             abstentions=abstain[s], latency_ms=latency[s], tokens=tokens[s],
             finished_at=match.get("finished_at")))
     return GameRecord(match["id"], result["winner"], spy, result["scores"], records)
+
+
+def seat_records(match: dict[str, Any]) -> list[dict[str, Any]]:
+    """One flat row per seat of a finished match (export): its role, score, votes, fouls."""
+    game = rescore(match)
+    rows = []
+    for r in game.seats:
+        row = {k: v for k, v in asdict(r).items() if k != "latency_ms"}
+        row.update(game=match["game"], winner=game.winner, calls=len(r.latency_ms),
+                   avg_latency_ms=_mean(r.latency_ms))
+        rows.append(row)
+    return rows
 
 
 def _mean(values: list[float]) -> float | None:

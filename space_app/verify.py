@@ -1,0 +1,163 @@
+"""Replay a stored match through its game and check that every event is the one on
+record. Games are pure: the seed and the replies stored in the match's `call` events
+give the same events again, so anyone holding a record can check it.
+
+The stored event list is, step by step: the call records of that step's requests (in
+request order), then the events the game emitted on receiving their outcomes. Replaying
+consumes the call records as replies and compares everything else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .games import get_game
+from .games.base import Event, Outcome, Request
+from .games.registry import UnknownGame
+from .runner import outcome_text
+
+Verdict = Literal["identical", "differs", "older_rules", "skipped"]
+COMPARED = ("kind", "actor", "text", "round", "visible_to", "data")
+
+
+@dataclass(frozen=True)
+class Verification:
+    match_id: str
+    game: str
+    verdict: Verdict
+    detail: str = ""
+    first_difference: int | None = None  # seq of the first event that differs
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "identical"
+
+    def line(self) -> str:
+        where = f" at event {self.first_difference}" if self.first_difference is not None else ""
+        return f"{self.match_id} ({self.game}): {self.verdict}{where}" + (f": {self.detail}" if self.detail else "")
+
+
+class _Mismatch(Exception):
+    def __init__(self, seq: int | None, detail: str) -> None:
+        super().__init__(detail)
+        self.seq = seq
+        self.detail = detail
+
+
+def _plain(event: Event) -> dict[str, Any]:
+    # through JSON, as the store keeps it (tuples become lists)
+    return json.loads(json.dumps({k: event.to_dict()[k] for k in COMPARED}, default=str))
+
+
+def _outcome(request: Request, call: dict[str, Any]) -> Outcome:
+    data = call.get("data") or {}
+    status = data.get("status")
+    if status == "ok":
+        if "given" in data:
+            return Outcome(request.seat, data["given"], "ok", data.get("detail") or "")
+        reply = data.get("reply")
+        if not isinstance(reply, str):
+            raise _Mismatch(call["seq"], "a call marked ok carries no reply")
+        text, replayed_status, detail = outcome_text(reply, request.observation)
+        return Outcome(request.seat, text, replayed_status, detail)  # type: ignore[arg-type]
+    if status in ("timeout", "error", "unparseable"):
+        return Outcome(request.seat, None, status, data.get("detail") or "")
+    raise _Mismatch(call["seq"], f"a call record with an unknown status {status!r}")
+
+
+def _describe(stored: dict[str, Any], replayed: dict[str, Any]) -> str:
+    keys = [k for k in COMPARED if stored.get(k) != replayed.get(k)]
+    key = keys[0] if keys else "kind"
+    return (f"{stored.get('kind')} event: {key} is {json.dumps(stored.get(key))[:120]} on record, "
+            f"{json.dumps(replayed.get(key))[:120]} on replay")
+
+
+def replay(match: dict[str, Any]) -> None:
+    """Raise `_Mismatch` at the first difference; return when the record is consistent."""
+    spec = get_game(match["game"])
+    seats = [s["seat"] for s in match["seats"]]
+    game = spec.make(len(seats), int(match["seed"]), match.get("settings") or {})
+    if game.seats != seats:
+        raise _Mismatch(None, f"seats {seats} on record, {game.seats} from the game")
+    game.match_id = match["id"]
+    stored = sorted(match["events"], key=lambda e: e["seq"])
+    pos = 0
+    emitted = 0
+
+    def compare_new() -> None:
+        nonlocal pos, emitted
+        for event in game.events[emitted:]:
+            replayed = _plain(event)
+            if pos >= len(stored):
+                raise _Mismatch(None, f"the replay goes on ({replayed['kind']} event) where the record ends")
+            record = stored[pos]
+            if {k: record.get(k) for k in COMPARED} != replayed:
+                raise _Mismatch(record["seq"], _describe(record, replayed))
+            pos += 1
+        emitted = len(game.events)
+
+    compare_new()
+    while not game.over:
+        requests = game.pending()
+        calls = stored[pos:pos + len(requests)]
+        if not calls and pos == len(stored):
+            if match["status"] in ("aborted", "error"):
+                return  # it stopped here; everything up to here is identical
+            raise _Mismatch(None, "the record ends while the game still asks for moves")
+        for request, call in zip(requests, calls, strict=False):
+            if call["kind"] != "call" or call["actor"] != request.seat:
+                raise _Mismatch(call["seq"], f"expected {request.seat}'s reply, found a {call['kind']} event "
+                                             f"by {call['actor']}")
+        if len(calls) < len(requests):
+            if match["status"] in ("aborted", "error"):
+                return
+            raise _Mismatch(None, "the record ends in the middle of a step")
+        outcomes = [_outcome(r, c) for r, c in zip(requests, calls, strict=True)]
+        pos += len(requests)
+        game.submit(outcomes)
+        compare_new()
+    rest = [e for e in stored[pos:] if e["kind"] != "error"]
+    if rest:
+        raise _Mismatch(rest[0]["seq"], f"the record has a {rest[0]['kind']} event after the game's end")
+    if match["status"] == "finished":
+        replayed_result = json.loads(json.dumps(game.result(), default=str))
+        if match.get("result") != replayed_result:
+            raise _Mismatch(None, "the stored result differs from the replayed one")
+
+
+def verify_match(match: dict[str, Any]) -> Verification:
+    match_id, game_id = str(match.get("id")), str(match.get("game"))
+    if match.get("status") == "running":
+        return Verification(match_id, game_id, "skipped", "still running")
+    try:
+        spec = get_game(game_id)
+    except UnknownGame as exc:
+        return Verification(match_id, game_id, "skipped", str(exc))
+    note = spec.replay_note(match) if spec.replay_note else None
+    if note:
+        return Verification(match_id, game_id, "skipped", f"cannot be replayed: {note}")
+    recorded = str(match.get("rules") or "")
+    try:
+        replay(match)
+    except _Mismatch as exc:
+        if recorded != str(spec.rules_version):
+            played = f"rules version {recorded}" if recorded else "a version that did not record its rules"
+            return Verification(match_id, game_id, "older_rules",
+                                f"played under {played}; this arena has version {spec.rules_version} "
+                                f"({exc.detail})", exc.seq)
+        return Verification(match_id, game_id, "differs", exc.detail, exc.seq)
+    except (ValueError, KeyError, TypeError) as exc:  # a record too damaged to replay at all
+        return Verification(match_id, game_id, "differs", f"unreadable record: {type(exc).__name__}: {exc}")
+    partial = "up to where it stopped" if match.get("status") in ("aborted", "error") else ""
+    return Verification(match_id, game_id, "identical", partial)
+
+
+def verify_many(matches: Iterable[dict[str, Any]]) -> Iterator[Verification]:
+    for match in matches:
+        yield verify_match(match)
+
+
+__all__ = ["Verification", "replay", "verify_many", "verify_match"]

@@ -1,0 +1,114 @@
+"""`python -m space_app verify` and `export` on real SQLite stores: a fresh tournament
+verifies, an edited event is named, an old record says so, and exports carry every row."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+from sqlalchemy import update
+
+from space_app.cli import main as cli_main
+from space_app.store import Store, events, matches
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("verify") / "t.db"
+    assert cli_main(["--db", str(path), "tournament", "spy", "--games", "40", "--seed", "3",
+                     "--seats", "house:heuristic", "house:random"]) == 0
+    return path
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = cli_main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def copy_of(store_path, tmp_path):
+    """A consistent copy (the store is in WAL mode: the main file alone may lag)."""
+    target = tmp_path / "copy.db"
+    with sqlite3.connect(store_path) as source, sqlite3.connect(target) as copy:
+        source.backup(copy)
+    return target
+
+
+def test_every_match_of_a_fresh_tournament_verifies(store_path, capsys):
+    code, out = run_cli(capsys, "--db", str(store_path), "verify", "--all")
+    assert code == 0
+    assert out.strip().endswith("matches/s)") and "40 matches: 40 identical" in out
+
+
+def test_an_edited_event_is_named(store_path, tmp_path, capsys):
+    db = copy_of(store_path, tmp_path)
+    store = Store(db)
+    victim = store.list_matches(limit=1)[0]["id"]
+    record = store.get_match(victim)
+    statement = next(e for e in record["events"] if e["kind"] == "statement")
+    with store.engine.begin() as conn:
+        conn.execute(update(events).where(events.c.match_id == victim, events.c.seq == statement["seq"])
+                     .values(text=statement["text"] + " and it is red"))
+    store.close()
+    code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith(victim))
+    assert f"differs at event {statement['seq']}" in line and "statement event: text" in line
+    assert "39 identical" in out and "1 differs" in out
+    # naming one match checks just that one
+    code, out = run_cli(capsys, "--db", str(db), "verify", victim)
+    assert code == 1 and out.count("differs") == 2
+
+
+def test_a_record_from_an_older_version_of_the_rules_says_so(store_path, tmp_path, capsys):
+    db = copy_of(store_path, tmp_path)
+    store = Store(db)
+    victim = store.list_matches(limit=1)[0]["id"]
+    record = store.get_match(victim)
+    vote = next(e for e in record["events"] if e["kind"] == "vote_result")
+    with store.engine.begin() as conn:  # as if the rules had counted this vote differently
+        conn.execute(update(events).where(events.c.match_id == victim, events.c.seq == vote["seq"])
+                     .values(text="The votes were counted another way."))
+        conn.execute(update(matches).where(matches.c.id == victim).values(rules=""))
+    store.close()
+    code, out = run_cli(capsys, "--db", str(db), "verify", victim)
+    assert "older_rules" in out and "did not record its rules" in out and "version 1" in out
+
+
+def test_verify_refuses_unknown_matches_and_an_empty_request(store_path, capsys):
+    code = cli_main(["--db", str(store_path), "verify", "nosuchmatch"])
+    assert code == 2 and "no match nosuchmatch" in capsys.readouterr().err
+    code = cli_main(["--db", str(store_path), "verify"])
+    assert code == 2 and "--all" in capsys.readouterr().err
+
+
+def test_a_match_drawn_from_a_pool_not_stored_is_skipped_with_the_reason(tmp_path, capsys):
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("civilian,spy\nharp,lyre\nkayak,canoe\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert cli_main(["--db", str(db), "tournament", "spy", "--games", "3", "--pairs", str(pairs),
+                     "--seats", "house:heuristic", "house:random"]) == 0
+    code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
+    assert code == 0 and "3 skipped" in out and "not stored with matches" in out
+
+
+@pytest.mark.parametrize("what", ["matches", "seats", "leaderboard"])
+def test_exports_as_jsonl_and_csv(store_path, capsys, what):
+    code, out = run_cli(capsys, "--db", str(store_path), "export", "--game", "spy", "--what", what)
+    lines = [json.loads(x) for x in out.splitlines()]
+    code_csv, out_csv = run_cli(capsys, "--db", str(store_path), "export", "--game", "spy", "--what", what,
+                                "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out_csv)))
+    assert code == code_csv == 0 and len(lines) == len(rows)
+    expected = {"matches": 40, "seats": 40 * 6, "leaderboard": 2}[what]
+    assert len(lines) == expected
+    if what == "matches":
+        assert lines[0]["events"] and rows[0]["winner"] in ("spy", "civilian")
+    if what == "seats":
+        assert {"match_id", "seat", "agent_id", "role", "score", "won"} <= set(rows[0])
+        assert sum(float(r["score"]) for r in rows) == pytest.approx(12 * 40)
+    if what == "leaderboard":
+        assert {r["agent"] for r in lines} == {"house:heuristic", "house:random"}
