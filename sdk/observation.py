@@ -12,9 +12,10 @@ ABSTAIN = "abstain"
 
 
 class HistoryItem(BaseModel):
-    """One event the receiving seat was allowed to see."""
+    """One event the receiving seat was allowed to see (immutable: the arena hands the
+    same item to every later observation of that seat)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     who: str = Field(description="Seat name of the actor, or 'host' for the game itself.")
     kind: str = Field(description="Event kind, e.g. statement, vote, elimination, foul, system.")

@@ -71,6 +71,16 @@ class Outcome:
         return self.status == "ok" and self.text is not None
 
 
+@dataclass
+class _SeatView:
+    """What one seat has been shown so far (kept by the game, grown as events arrive)."""
+
+    read: int = 0  # events[:read] have been looked at
+    facts: dict[str, Any] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    history: list[HistoryItem] = field(default_factory=list)
+
+
 class Game(ABC):
     """Subclasses implement `pending` and `submit` and emit events with `emit`."""
 
@@ -86,6 +96,8 @@ class Game(ABC):
         self.settings = settings
         self.events: list[Event] = []
         self.match_id = ""
+        self._views: dict[str, _SeatView] = {}
+        self._items: dict[int, HistoryItem] = {}  # event index -> its history item, shared by seats
 
     # -- the protocol the runner drives -----------------------------------
     @abstractmethod
@@ -118,24 +130,39 @@ class Game(ABC):
     def visible_events(self, seat: str) -> list[Event]:
         return [e for e in self.events if e.visible_for(seat)]
 
+    def _view(self, seat: str) -> _SeatView:
+        """This seat's view, brought up to date with the events emitted since it was last
+        read: each event is looked at once per seat, so building every observation of a
+        match is linear in its events (no rescan of the whole log per observation)."""
+        view = self._views.setdefault(seat, _SeatView())
+        for index in range(view.read, len(self.events)):
+            e = self.events[index]
+            if not e.visible_for(seat):
+                continue
+            if e.kind == "private" and e.visible_to == (seat,):
+                view.facts.update(e.data.get("facts", {}))
+                view.texts.append(e.text)
+            elif e.kind in self.history_kinds:
+                item = self._items.get(index)
+                if item is None:
+                    item = self._items[index] = HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round)
+                view.history.append(item)
+        view.read = len(self.events)
+        return view
+
     def observe(self, seat: str, verb: Verb, *, phase: str, instruction: str,
                 options: list[str] | None = None, pick: int = 1, allow_abstain: bool = False,
                 limits: Limits | None = None, round: int | None = None, language: str = "en",
                 images: list[str] | None = None) -> Observation:
         """An observation built only from the events this seat may see."""
-        facts: dict[str, Any] = {}
-        texts: list[str] = []
-        history: list[HistoryItem] = []
-        for e in self.visible_events(seat):
-            if e.kind == "private" and e.visible_to == (seat,):
-                facts.update(e.data.get("facts", {}))
-                texts.append(e.text)
-            elif e.kind in self.history_kinds:
-                history.append(HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round))
-        return Observation(
+        view = self._view(seat)
+        obs = Observation(
             game=self.id, phase=phase, verb=verb, you=seat,
-            private=PrivateInfo(facts=facts, text=" ".join(texts)), history=history,
+            private=PrivateInfo(facts=dict(view.facts), text=" ".join(view.texts)), history=[],
             options=options or [], pick=pick, allow_abstain=allow_abstain,
             instruction=instruction, limits=limits or Limits(), images=images or [],
             language=language, match_id=self.match_id, round=round, seats=list(self.seats),
         )
+        # the history's items were validated once, when the event arrived; handing the
+        # same (frozen) items on costs a list copy, not a re-validation of the whole log
+        return obs.model_copy(update={"history": list(view.history)})
