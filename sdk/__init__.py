@@ -1,18 +1,18 @@
 """Deduction Arena SDK: build an agent by writing one function, `llm_caller`."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from .agent import Agent, Reply
 from .callers import local_caller, openai_caller, scripted_caller
 from .errors import AgentError
 from .llm_agent import LLMAgent
 from .memory import MatchMemory
-from .observation import ABSTAIN, HistoryItem, Limits, Observation, PrivateInfo
+from .observation import ABSTAIN, Document, HistoryItem, Limits, Observation, PrivateInfo
 from .parsing import Choice, parse_choice
 from .usage import LLMText, Usage
 
 __all__ = [
-    "ABSTAIN", "Agent", "AgentError", "Choice", "HistoryItem", "LLMAgent", "LLMText", "Limits",
+    "ABSTAIN", "Agent", "AgentError", "Choice", "Document", "HistoryItem", "LLMAgent", "LLMText", "Limits",
     "MatchMemory", "Observation", "PrivateInfo", "RemoteAgent", "Reply", "Usage", "__version__",
     "local_caller", "openai_caller", "parse_choice", "scripted_caller", "serve",
 ]

@@ -101,7 +101,7 @@ class LLMAgent(Agent):
         reply = self._call(self.build_messages(obs))
         if not obs.options:
             return reply
-        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain)
+        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
         return LLMText(choice.as_text(), usage_of(reply)) if choice.ok else reply
 
     def vote(self, obs: Observation) -> str:
@@ -117,7 +117,7 @@ class LLMAgent(Agent):
         messages = self.build_messages(obs)
         reply = self._call(messages)
         usage: Usage | None = usage_of(reply)
-        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain)
+        choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
         if choice.ok and keep_reasoning:
             return LLMText(reply, usage)
         if not choice.ok:
@@ -127,7 +127,7 @@ class LLMAgent(Agent):
                         {"role": "user", "content": reask}]
             second = self._call(messages)
             usage = (usage or Usage()) + usage_of(second) if usage or usage_of(second) else None
-            choice = parse_choice(second, obs.options, obs.pick, obs.allow_abstain)
+            choice = parse_choice(second, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
             if not choice.ok:
                 return LLMText(second, usage)
         return LLMText(choice.as_text(), usage)

@@ -7,7 +7,11 @@ Rules, in order of preference:
 4. the last line names exactly the options needed;
 5. the whole reply names exactly the options needed.
 Options match as whole tokens ("P1" never matches inside "P10"), case-insensitively,
-longest first. Multi-picks are de-duplicated. Anything else is reported, not repaired.
+longest first, except that in free text (rules 4 and 5) a one- or two-letter label must
+match its case: "I think a person would pick B" names B, not the article "a". When an
+observation gives option texts ({"A": "the kitchen"}) and no rule finds a label, a reply
+that names exactly the needed option texts is read as those options (rule 6).
+Multi-picks are de-duplicated. Anything else is reported, not repaired.
 """
 
 from __future__ import annotations
@@ -55,20 +59,26 @@ def _is_ascii_word(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
-def _option_pattern(option: str) -> re.Pattern[str]:
+def _is_short_label(option: str) -> bool:
+    return len(option) <= 2 and option.isascii() and option.isalpha()
+
+
+def _option_pattern(option: str, strict_case: bool = False) -> re.Pattern[str]:
     # Word boundaries only where the option itself starts/ends with an ASCII word
     # character: CJK text has no spaces, so "我投张三" must still match "张三".
     head = r"(?<![A-Za-z0-9_])" if option and _is_ascii_word(option[0]) else ""
     tail = r"(?![A-Za-z0-9_])" if option and _is_ascii_word(option[-1]) else ""
-    return re.compile(head + re.escape(option) + tail, re.IGNORECASE)
+    flags = 0 if strict_case and _is_short_label(option) else re.IGNORECASE
+    return re.compile(head + re.escape(option) + tail, flags)
 
 
-def find_options(text: str, options: list[str]) -> list[str]:
-    """Options named in `text`, in order of first appearance, de-duplicated."""
+def find_options(text: str, options: list[str], strict_case: bool = False) -> list[str]:
+    """Options named in `text`, in order of first appearance, de-duplicated.
+    `strict_case`: short letter labels ("A", "b") must match their case (free text)."""
     spans: list[tuple[int, int, str]] = []
     taken = [False] * len(text)
     for option in sorted(set(options), key=len, reverse=True):
-        for m in _option_pattern(option).finditer(text):
+        for m in _option_pattern(option, strict_case).finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
             for i in range(m.start(), m.end()):
@@ -125,8 +135,21 @@ def _from_json(value: object, options: list[str]) -> tuple[list[str], bool] | No
     return None
 
 
+def _by_text(body: str, options: list[str], texts: dict[str, str]) -> list[str]:
+    """Options whose text the reply quotes (whole phrase, any case), in order of appearance."""
+    found: list[tuple[int, str]] = []
+    lowered = body.casefold()
+    for option in options:
+        phrase = (texts.get(option) or "").strip().casefold()
+        if len(phrase) >= 3:
+            at = lowered.find(phrase)
+            if at >= 0:
+                found.append((at, option))
+    return [o for _, o in sorted(found)]
+
+
 def parse_choice(text: object, options: list[str], pick: int = 1,
-                 allow_abstain: bool = False) -> Choice:
+                 allow_abstain: bool = False, texts: dict[str, str] | None = None) -> Choice:
     if not isinstance(text, str):
         return Choice(reason=f"reply is {type(text).__name__}, not text")
     if not options:
@@ -179,12 +202,17 @@ def parse_choice(text: object, options: list[str], pick: int = 1,
 
     # 4. last line, 5. whole reply
     lines = [ln for ln in body.splitlines() if ln.strip()]
-    last = find_options(lines[-1], options) if lines else []
+    last = find_options(lines[-1], options, strict_case=True) if lines else []
     if len(last) == pick:
         return Choice(picks=last, ok=True, via="last_line")
-    named = find_options(body, options)
+    named = find_options(body, options, strict_case=True)
     if len(named) == pick:
         return Choice(picks=named, ok=True, via="whole")
+    # 6. the option texts themselves
+    if texts and len(named) != pick:
+        quoted = _by_text(body, options, texts)
+        if len(quoted) == pick:
+            return Choice(picks=quoted, ok=True, via="text")
     if not named:
         if allow_abstain and _ABSTAIN_WORDS.search(body):
             return Choice(abstain=True, ok=True, via="whole")

@@ -56,7 +56,7 @@ VERB_TEMPLATES: dict[str, str] = {
 
 REASK_TEMPLATE = (
     "Your reply could not be read as a valid choice ({reason}). Reply with nothing but "
-    "{pick_hint} from: {options}."
+    "{pick_hint} (its label) from: {options}."
 )
 
 
@@ -66,11 +66,11 @@ def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
         "you": obs.you,
         "game": obs.game,
         "phase": obs.phase,
-        "private": obs.private.text or "",
+        "private": obs.private_text(),
         "history": obs.history_text(last=max_history) or "(nothing yet)",
         "instruction": obs.instruction,
-        "options": ", ".join(obs.options),
-        "options_line": f"Options: {', '.join(obs.options)}.\n" if obs.options else "",
+        "options": obs.options_text(),
+        "options_line": f"Options: {obs.options_text()}.\n" if obs.options else "",
         "pick": str(obs.pick),
         "pick_hint": pick_hint,
         "abstain": " You may also answer 'abstain'." if obs.allow_abstain else "",

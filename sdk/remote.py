@@ -297,12 +297,18 @@ class RemoteAgent(Agent):
         """Wait out a sleeping or building Space (backoff up to `wake_timeout`)."""
         self.info(wait=True)
 
+    def _payload(self, obs: Observation) -> dict[str, Any]:
+        # an agent on an older SDK refuses fields it does not know: send what it can read
+        with self._lock:
+            version = (self._info or {}).get("sdk_version")
+        return obs.dump_for(version if isinstance(version, str) else None)
+
     def act(self, obs: Observation) -> Reply:
-        data = [obs.model_dump(mode="json"), self.secret]
+        data = [self._payload(obs), self.secret]
         return self._to_reply(self._post("act", data, self._deadline(obs)))
 
     async def aact(self, obs: Observation) -> Reply:
-        data = [obs.model_dump(mode="json"), self.secret]
+        data = [self._payload(obs), self.secret]
         return self._to_reply(await self._apost("act", data, self._deadline(obs)))
 
     def speak(self, obs: Observation) -> str:

@@ -58,7 +58,8 @@ def outcome_text(raw: str, obs: Observation) -> tuple[str | None, str, str]:
     with options) are parsed to an exact option; statements are stripped and cut to the
     turn's limit. `verify` replays stored replies through this same function."""
     if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
-        choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick, obs.allow_abstain)
+        choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick, obs.allow_abstain,
+                              obs.option_texts)
         if choice.ok:
             return choice.as_text(), "ok", ""
         return None, "unparseable", choice.reason[:300]

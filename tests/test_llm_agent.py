@@ -303,7 +303,7 @@ def test_json_round_trip():
 def test_schema_has_the_documented_fields():
     schema = observation_schema()
     props = schema["properties"]
-    for name in ("game", "phase", "verb", "you", "private", "history", "options", "pick",
+    for name in ("game", "phase", "verb", "you", "private", "history", "options", "option_texts", "pick",
                  "allow_abstain", "instruction", "limits", "images", "language", "match_id",
                  "round", "seats"):
         assert name in props, name
@@ -312,7 +312,8 @@ def test_schema_has_the_documented_fields():
     assert props["language"]["enum"] == ["en", "zh"]
     assert schema.get("additionalProperties") is False
     defs = schema["$defs"]
-    assert set(defs["HistoryItem"]["properties"]) == {"who", "kind", "text", "round"}
-    assert set(defs["PrivateInfo"]["properties"]) == {"facts", "text"}
+    assert set(defs["HistoryItem"]["properties"]) == {"who", "kind", "text", "round", "data", "images"}
+    assert set(defs["PrivateInfo"]["properties"]) == {"facts", "text", "documents", "shared_with"}
+    assert set(defs["Document"]["properties"]) == {"title", "kind", "text", "shared_with", "images", "data"}
     assert set(defs["Limits"]["properties"]) == {"max_chars", "seconds"}
     json.dumps(schema)  # serialisable as is

@@ -3,6 +3,15 @@
 A game never does I/O and never reads a clock. Given its seed and the outcomes it
 is fed, it emits the same events. Observations are built only from the events a
 seat may see, so private information cannot leak by construction.
+
+Event conventions the observation builder understands:
+- `private` events (visible to one seat, or to a group such as a team): `data.facts` are
+  merged into the seat's facts, the text is added to its private text, and
+  `data.document = {title, kind, text, images, data}` becomes one whole `Document`
+  (with the other seats of the group as `shared_with`);
+- events whose kind is in `history_kinds` become history items, with their structured
+  `data` (a vote's target, a team's members);
+- `data.images` on any event reach exactly the seats that may see that event.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from sdk.observation import HistoryItem, Limits, Observation, PrivateInfo, Verb
+from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
 SPECTATORS: tuple[str, ...] = ()  # visible to no seat: spectators and replays only
 
@@ -78,7 +87,10 @@ class _SeatView:
     read: int = 0  # events[:read] have been looked at
     facts: dict[str, Any] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    shared_with: list[str] = field(default_factory=list)
     history: list[HistoryItem] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
 
 
 class Game(ABC):
@@ -139,28 +151,47 @@ class Game(ABC):
             e = self.events[index]
             if not e.visible_for(seat):
                 continue
-            if e.kind == "private" and e.visible_to == (seat,):
+            images = [str(i) for i in e.data.get("images") or []]
+            if e.kind == "private" and e.visible_to:
+                # one seat's secret, or a group's (e.g. a team that knows each other)
+                others = [s for s in e.visible_to if s != seat]
                 view.facts.update(e.data.get("facts", {}))
-                view.texts.append(e.text)
+                if e.text:
+                    view.texts.append(e.text)
+                view.shared_with += [s for s in others if s not in view.shared_with]
+                if isinstance(e.data.get("document"), dict):
+                    doc = e.data["document"]
+                    view.documents.append(Document(
+                        title=str(doc.get("title") or ""), kind=str(doc.get("kind") or "note"),
+                        text=str(doc.get("text") or ""), shared_with=others,
+                        images=[str(i) for i in doc.get("images") or []], data=dict(doc.get("data") or {})))
+                    images += [str(i) for i in doc.get("images") or []]
             elif e.kind in self.history_kinds:
                 item = self._items.get(index)
                 if item is None:
-                    item = self._items[index] = HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round)
+                    data = {k: v for k, v in e.data.items() if k != "images"}
+                    item = self._items[index] = HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round,
+                                                            data=data, images=images)
                 view.history.append(item)
+            view.images += [i for i in images if i not in view.images]
         view.read = len(self.events)
         return view
 
     def observe(self, seat: str, verb: Verb, *, phase: str, instruction: str,
                 options: list[str] | None = None, pick: int = 1, allow_abstain: bool = False,
                 limits: Limits | None = None, round: int | None = None, language: str = "en",
-                images: list[str] | None = None) -> Observation:
-        """An observation built only from the events this seat may see."""
+                images: list[str] | None = None, option_texts: dict[str, str] | None = None) -> Observation:
+        """An observation built only from the events this seat may see: its private facts,
+        texts and documents (`private` events, for one seat or a group), the history, and the
+        images of every event it may see; `images` adds pictures for this request only."""
         view = self._view(seat)
         obs = Observation(
             game=self.id, phase=phase, verb=verb, you=seat,
-            private=PrivateInfo(facts=dict(view.facts), text=" ".join(view.texts)), history=[],
-            options=options or [], pick=pick, allow_abstain=allow_abstain,
-            instruction=instruction, limits=limits or Limits(), images=images or [],
+            private=PrivateInfo(facts=dict(view.facts), text=" ".join(view.texts), documents=list(view.documents),
+                                shared_with=list(view.shared_with)),
+            history=[], options=options or [], option_texts=option_texts or {}, pick=pick,
+            allow_abstain=allow_abstain, instruction=instruction, limits=limits or Limits(),
+            images=[*view.images, *(i for i in images or [] if i not in view.images)],
             language=language, match_id=self.match_id, round=round, seats=list(self.seats),
         )
         # the history's items were validated once, when the event arrived; handing the
