@@ -157,8 +157,9 @@ class ArenaAPI:
                       for a in self.store.list_agents()]
         return house + registered
 
-    def seat_choices(self) -> list[str]:
-        return [a["id"] for a in self.list_agents()]
+    def seat_choices(self, game: str | None = None) -> list[str]:
+        """Agent ids that can take a seat (in `game`: only agents that declare it)."""
+        return [a["id"] for a in self.list_agents() if game is None or game in (a.get("games") or [])]
 
     # -- matches -----------------------------------------------------------------
     def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "",

@@ -172,24 +172,27 @@ ASKED_OR_FINISHED = """() => {
 }"""
 
 
-def test_a_visitor_plays_seat_p1_against_the_house_agents(page, arena_url):
-    """Tick 'Take seat P1 yourself', answer every question the page asks (statements and
-    votes) until the match ends; the record shows the person's statements as P1's."""
+def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
+    """Pick seat P3 under 'Take a seat yourself', answer every question the page asks
+    (statements and votes) until the match ends; the record shows the person's statements
+    as P3's."""
     from playwright.sync_api import expect
 
     page.goto(arena_url, wait_until="domcontentloaded")
-    page.locator("#take-seat input[type=checkbox]").check()
+    page.locator("#my-seat input").click()
+    page.get_by_role("option", name="P3", exact=True).click()
+    expect(page.locator("#my-seat input")).to_have_value("P3")
     page.locator("#start-match").click()
     status, prompt = page.locator("#play-status"), page.locator("#human-prompt")
     reply = page.locator("#human-reply textarea, #human-reply input").first
     said: list[str] = []
     answered = 0
     while True:
-        # either the page asks P1 something or the match is over (both may show at once)
+        # either the page asks P3 something or the match is over (both may show at once)
         question = page.wait_for_function(ASKED_OR_FINISHED, timeout=WAIT).json_value()
         if question == "FINISHED":
             break
-        assert "Your turn, P1." in question and "Your secret word is" in question
+        assert "Your turn, P3." in question and "Your secret word is" in question
         options = re.search(r"Options:\s*(P\d+)", question)
         if options:  # a vote: name the first player offered
             text = options.group(1)
@@ -204,7 +207,7 @@ def test_a_visitor_plays_seat_p1_against_the_house_agents(page, arena_url):
                                arg=["#human-prompt", before], timeout=WAIT)
         answered += 1
         assert answered < 20, "the page kept asking"
-    assert said, "P1 was never asked to speak"
+    assert said, "P3 was never asked to speak"
     found = MATCH_ID.search(status.inner_text())
     assert found
     transcript = page.locator("#live-transcript")

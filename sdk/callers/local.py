@@ -20,6 +20,7 @@ KEEP_HEAD_TOKENS = 256
 _lock = threading.Lock()
 _generate_lock = threading.Lock()
 _model: tuple[Any, Any] | None = None
+_warm = False
 
 
 def model_dir() -> Path:
@@ -97,6 +98,16 @@ def local_caller(max_new_tokens: int = 64, temperature: float = 0.0,
         return LLMText(text, Usage(prompt_tokens=int(input_ids.shape[1]),
                                    completion_tokens=int(new_tokens.shape[0])))
 
+    def prepare() -> None:
+        """Load the model and run one short generation, outside any time limit: the first
+        generation of a process pays for torch's lazy set-up, which would otherwise make
+        the first turn of a match a timeout."""
+        global _warm
+        load_local_model()
+        if not _warm:
+            llm_caller([{"role": "user", "content": "Say hello."}])
+            _warm = True
+
     llm_caller.model = "SmolLM2-135M-Instruct (embedded)"  # type: ignore[attr-defined]
-    llm_caller.prepare = load_local_model  # type: ignore[attr-defined]
+    llm_caller.prepare = prepare  # type: ignore[attr-defined]
     return llm_caller

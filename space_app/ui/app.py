@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from ..api import RANDOM_FILL, ArenaAPI
+from ..api import ArenaAPI
 from .about import build_about_tab
 from .agents_tab import build_agents_tab
 from .common import CSS, THEME
@@ -28,7 +28,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         seat_dropdowns: list[gr.Dropdown] = []
         with gr.Tabs(selected="play") as tabs:
             with gr.Tab("Play", id="play") as play_tab:
-                build_play_tab(api, seat_dropdowns)
+                play = build_play_tab(api, seat_dropdowns)
             with gr.Tab("Watch", id="watch") as watch_tab:
                 watch = build_watch_tab(api)
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
@@ -39,11 +39,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 build_about_tab()
         register_endpoints(api)
 
-        def refresh_seats():
-            choices = [RANDOM_FILL, *api.seat_choices()]
-            return [gr.update(choices=choices) for _ in seat_dropdowns]
-
-        play_tab.select(refresh_seats, None, seat_dropdowns, api_visibility="private")
+        play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
         agents_tab.select(agents["refresh"], None, agents["listing"], api_visibility="private")

@@ -83,7 +83,8 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
                            x_label_angle=-30, x_title="metric: condition", y_title="rate", y_lim=[0, 1],
                            sort=list(charted[1].chart_order) if charted else None)
         with gr.Column():
-            gr.Markdown(f"Run it with the game's first demo agent: {charted[1].describe}." if charted else "")
+            gr.Markdown(f"Run it with `{default.demo_agents[0]}`: {charted[1].describe}."
+                        if charted and default.demo_agents else "")
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
 

@@ -11,7 +11,7 @@ import gradio as gr
 
 from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
-from ..games import GAMES
+from ..games import GAMES, get_game
 from ..runner import SeatAgent
 from ..safe_text import markdown_text
 from .common import visitor_of
@@ -44,22 +44,55 @@ def _prompt_markdown(human: HumanAgent | None) -> str:
     return "".join(lines)
 
 
+MAX_SEATS = 12  # seat slots on the page (the run handler names each one)
+assert all(spec.max_players <= MAX_SEATS for spec in GAMES.values()), "the Play tab needs more seat slots"
+DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
+WATCH_ONLY = "(watch only)"
+
+
+def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None) -> list[Any]:
+    """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
+    the game, the rest hidden; a choice that no longer fits falls back to random fill."""
+    spec = get_game(game_id)
+    n = max(spec.min_players, min(int(players or spec.default_players), spec.max_players))
+    names = spec.seat_names(n)
+    choices = [RANDOM_FILL, *api.seat_choices(game_id)]
+    demo = list(spec.demo_agents) or [RANDOM_FILL]
+    out = []
+    for i in range(MAX_SEATS):
+        if i < n:
+            value = (current or [None] * MAX_SEATS)[i]
+            if value not in choices:
+                value = demo[i % len(demo)] if demo[i % len(demo)] in choices else RANDOM_FILL
+            out.append(gr.update(choices=choices, value=value, label=f"Seat {names[i]}", visible=True))
+        else:
+            out.append(gr.update(visible=False))
+    return out
+
+
 def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str, Any]:
+    default = get_game(DEFAULT_GAME)
+    default_names = default.seat_names(default.default_players)
     with gr.Row():
         with gr.Column(scale=2):
-            game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value="spy",
-                               label="Game")
+            game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
+                               label="Game", elem_id="play-game")
             with gr.Row():
                 language = gr.Radio(["en", "zh"], value="en", label="Language")
                 seed = gr.Textbox(value="", label="Seed (empty = random)", max_length=12,
                                   placeholder="random")
+            players = gr.Slider(default.min_players, default.max_players, value=default.default_players, step=1,
+                                label="Players", elem_id="play-players")
             with gr.Group():
-                for i in range(6):
-                    dd = gr.Dropdown(choices=[RANDOM_FILL, *api.seat_choices()],
-                                     value="house:heuristic" if i % 2 == 0 else "house:random",
-                                     label=f"Seat P{i + 1}", allow_custom_value=False)
+                initial = seat_updates(api, default.id, default.default_players)
+                for i in range(MAX_SEATS):
+                    props = initial[i]
+                    dd = gr.Dropdown(choices=props.get("choices", [RANDOM_FILL]), value=props.get("value"),
+                                     label=props.get("label", f"Seat {i + 1}"), visible=props.get("visible", False),
+                                     allow_custom_value=False, elem_id=f"seat-{i}")
                     seat_dropdowns.append(dd)
-            take_seat = gr.Checkbox(label="Take seat P1 yourself", value=False, elem_id="take-seat")
+            my_seat = gr.Dropdown(choices=[WATCH_ONLY, *default_names], value=WATCH_ONLY,
+                                  label="Take a seat yourself", elem_id="my-seat")
             with gr.Row():
                 start = gr.Button("Start match", variant="primary", elem_id="start-match", scale=3)
                 stop = gr.Button("Stop", variant="stop", elem_id="stop-match", scale=1)
@@ -73,15 +106,33 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 send = gr.Button("Send", scale=1, elem_id="send-reply")
             result = gr.Markdown("", elem_id="play-result")
 
-    # the six seats are named parameters: Gradio cannot inject `request` after `*args`
-    async def run(game_id: str, lang: str, seed_value: str, take: bool, s1: str, s2: str,
-                  s3: str, s4: str, s5: str, s6: str, request: gr.Request):
-        rest = (s1, s2, s3, s4, s5, s6)
+    def reshape(game_id: str, n: float, *current: str):
+        spec = get_game(game_id)
+        n = max(spec.min_players, min(int(n or spec.default_players), spec.max_players))
+        names = spec.seat_names(n)
+        return (gr.update(minimum=spec.min_players, maximum=spec.max_players, value=n),
+                gr.update(choices=[WATCH_ONLY, *names], value=WATCH_ONLY),
+                *seat_updates(api, game_id, n, list(current)))
+
+    def on_game(game_id: str, *current: str):
+        return reshape(game_id, get_game(game_id).default_players, *current)
+
+    game.change(on_game, [game, *seat_dropdowns], [players, my_seat, *seat_dropdowns], api_visibility="private")
+    players.release(reshape, [game, players, *seat_dropdowns], [players, my_seat, *seat_dropdowns],
+                    api_visibility="private")
+
+    # the seats are named parameters: Gradio cannot inject `request` after `*args`
+    async def run(game_id: str, lang: str, seed_value: str, n_players: float, mine: str, s1: str, s2: str,
+                  s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str, s12: str,
+                  request: gr.Request):
+        spec = get_game(game_id)
+        n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
+        chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         signed_in = visitor.startswith("user:") or not api.config.on_space
-        req = {"game": game_id, "seats": [s or "" for s in rest],
+        req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": _seed(seed_value),
-               "settings": {"language": lang}}
+               "settings": {"language": lang, "players": n}}
         try:
             plan = api.plan(req, owner=visitor, signed_in=signed_in)
         except ApiError as exc:
@@ -89,24 +140,22 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             return
         human = None
         extra: dict[str, SeatAgent] = {}
-        if take:
+        if mine in spec.seat_names(n):
             human = HumanAgent(name=f"you ({visitor.split(':', 1)[-1][:12]})")
             HUMANS[request.session_hash or visitor] = human
-            extra["P1"] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
+            extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
         queue: asyncio.Queue = asyncio.Queue()
         events: list[dict[str, Any]] = []
-        names: dict[str, str] = {}
-        seat_view = "P1" if human else None
+        seat_view = mine if human else None
         task = asyncio.create_task(api.run_match(
             {}, visitor=visitor, plan=plan, extra_agents=extra,
             on_events=lambda items: queue.put_nowait(items)))
         match_id = plan.match_id
         session = request.session_hash or visitor
         LIVE[session] = match_id
-        names = {seat: spec for seat, spec in zip([f"P{i + 1}" for i in range(len(plan.seats))],
-                                                  plan.seats, strict=True)}
+        names = dict(zip(spec.seat_names(len(plan.seats)), plan.seats, strict=True))
         if human is not None:
-            names["P1"] = human.name
+            names[mine] = human.name
         yield "⏳ Starting…", transcript_html([]), "", ""
         try:
             while True:
@@ -141,9 +190,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
         final_events = visible(match["events"], seat_view)
         link = f"?match={outcome['match_id']}"
         yield (f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
-               transcript_html(final_events, names), "", result_markdown(match))
+               transcript_html(final_events, names), "", result_markdown(match, spec.view.result_columns))
 
-    start.click(run, [game, language, seed, take_seat, *seat_dropdowns],
+    start.click(run, [game, language, seed, players, my_seat, *seat_dropdowns],
                 [status, transcript, prompt, result], concurrency_limit=None,
                 api_visibility="private")
 
@@ -167,4 +216,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
 
     send.click(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
     reply.submit(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
-    return {"status": status}
+    def refresh(game_id: str, n: float, *current: str):
+        """Newly registered agents appear in the dropdowns (those that play this game)."""
+        return seat_updates(api, game_id, n, list(current))
+
+    return {"status": status, "refresh": refresh, "refresh_inputs": [game, players, *seat_dropdowns],
+            "refresh_outputs": list(seat_dropdowns)}

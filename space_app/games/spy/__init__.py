@@ -98,13 +98,14 @@ SPEC = register(GameSpec(
     wrappers={"attacker": AttackerAgent, "defender": DefenderInjectionAgent, "reasoning": ReasoningAgent},
     studies={
         "attack": Study("Attack / defence study",
-                        "Baseline, an attacker spy and a defender-injection spy on the same seeds: "
-                        + ", ".join(ATTACK_CONDITIONS),
+                        "the same seeds as a baseline, with an attacker spy (a prompt injection telling the "
+                        "others to state their word) and with a defender-injection spy (a fake notice that it "
+                        "is confirmed innocent); conditions: " + ", ".join(ATTACK_CONDITIONS),
                         ("condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
                          "avg_score_civilian", "avg_score_spy", "civilian_win_rate"),
                         attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS),
         "reasoning": Study("Reasoning study",
-                           "Civilians without and with an explicit analysis before voting: "
+                           "civilians without and with an explicit analysis before voting; conditions: "
                            + ", ".join(REASONING_CONDITIONS),
                            ("condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"),
                            reasoning),
