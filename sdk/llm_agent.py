@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .agent import Agent
+from .agent import Agent, Reply
+from .deadline import turn
 from .errors import AgentError
 from .observation import Observation
 from .parsing import parse_choice
@@ -91,6 +92,11 @@ class LLMAgent(Agent):
             raise AgentError("bad_reply", f"llm_caller returned {type(reply).__name__}, not str",
                              agent=self.name)
         return reply
+
+    def act(self, obs: Observation) -> Reply:
+        # the turn's time limit, for a caller that can stop early (the embedded model does)
+        with turn(obs.limits.seconds):
+            return super().act(obs)
 
     # -- verbs -----------------------------------------------------------
     def speak(self, obs: Observation) -> str:

@@ -137,9 +137,27 @@ def test_generates_text_with_usage_and_loads_once():
 
 def test_image_parts_are_dropped_and_prepare_is_exposed():
     caller = local_caller(max_new_tokens=8)
-    assert caller.prepare is lc.load_local_model
+    caller.prepare()  # loads the model and runs one generation, outside any turn
+    assert lc._model is not None and lc._warm
     reply = caller([{"role": "user", "content": [
         {"type": "text", "text": "Say hello."},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
     ]}])
     assert reply.usage.completion_tokens > 0
+
+
+def test_a_turn_that_cannot_get_the_model_in_time_gives_up_instead_of_queueing():
+    """The model is shared: a seat whose turn ends while another seat's generation holds
+    it fails at its deadline, rather than holding the model later for a reply nobody waits for."""
+    from sdk.deadline import turn
+
+    caller = local_caller(max_new_tokens=8)
+    caller.prepare()
+    assert lc._generate_lock.acquire(timeout=30)
+    try:
+        with turn(0.2), pytest.raises(TimeoutError, match="busy"):
+            caller([{"role": "user", "content": "Say hello."}])
+    finally:
+        lc._generate_lock.release()
+    with turn(30):
+        assert caller([{"role": "user", "content": "Say hello."}]).usage.completion_tokens > 0

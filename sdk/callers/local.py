@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..deadline import time_left
 from ..prompts import Message
 from ..usage import LLMText, Usage
 
@@ -88,11 +89,21 @@ def local_caller(max_new_tokens: int = 64, temperature: float = 0.0,
             kwargs.update(do_sample=True, temperature=temperature, top_p=0.9)
         else:
             kwargs.update(do_sample=False)
-        # one generation at a time: the model is shared and CPU-bound anyway
-        with _generate_lock, torch.inference_mode():
-            if seed is not None:
-                torch.manual_seed(seed)
-            out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
+        # one generation at a time: the model is shared and CPU-bound anyway. Within a turn,
+        # wait for it no longer than the turn lasts and stop generating when the turn ends:
+        # a call the arena has given up on must not hold the model from the next one.
+        left = time_left()
+        if left is not None:
+            kwargs["max_time"] = max(0.5, left - 0.2)
+        if not _generate_lock.acquire(timeout=-1 if left is None else max(0.0, left)):
+            raise TimeoutError("the embedded model is busy with other seats' turns")
+        try:
+            with torch.inference_mode():
+                if seed is not None:
+                    torch.manual_seed(seed)
+                out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
+        finally:
+            _generate_lock.release()
         new_tokens = out[0, input_ids.shape[1]:]
         text = tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
         return LLMText(text, Usage(prompt_tokens=int(input_ids.shape[1]),
