@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sdk import AgentError
 from sdk.remote import resolve_src
 
-from .agents.catalogue import AgentCatalogue, UnknownAgent, house_agents, house_games, is_ad_hoc
+from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agents, house_games, is_ad_hoc
 from .config import ArenaConfig
 from .games import GAMES, get_game
 from .registry import RegistrationError, register_agent
@@ -215,9 +215,9 @@ class ArenaAPI:
         """`remote:`/`wis:` seats name a URL the arena will call: on a Space only for a
         signed-in caller, and only a URL the egress policy allows."""
         if self.config.on_space and not signed_in:
-            raise ApiError(f"{spec.split('+')[0]!r}: seating an agent by URL needs sign-in here; "
+            raise ApiError(f"{base_of(spec)!r}: seating an agent by URL needs sign-in here; "
                            "register the agent in the Agents tab, or sign in with Hugging Face")
-        base = spec.split("+")[0]
+        base = base_of(spec)
         src = base.split(":", 1)[1]
         try:
             self.egress.target(resolve_src(src) if base.startswith("remote:") else src)
@@ -301,26 +301,3 @@ class ArenaAPI:
         matches = (m for m in self.store.iter_matches(game)
                    if include_studies or not m["tag"].startswith("study:"))
         return get_game(game).leaderboard(matches, max(0, int(min_games)))
-
-    def warm_up(self) -> None:
-        """Play a few house matches on an empty store so a first visitor sees replays
-        and a leaderboard at once."""
-        if self.config.demo_matches <= 0 or self.store.count_matches() > 0:
-            return
-        def play() -> None:
-            async def both() -> None:
-                for spec in GAMES.values():
-                    if spec.demo_agents:
-                        await self.arena.tournament(spec.id, list(spec.demo_agents), self.config.demo_matches,
-                                                    seed=2024, tag="demo")
-                    # a small run of each charted study, so its plot has something to show
-                    for study in spec.studies.values():
-                        if study.chart is not None:
-                            await study.run(self.arena, games=max(5, self.config.demo_matches), seed=7)
-
-            self.arena.run_in_own_loop(both())
-
-        # a thread of its own, so building the arena works under a running loop (Jupyter)
-        worker = threading.Thread(target=play, name="arena-warm-up")
-        worker.start()
-        worker.join()

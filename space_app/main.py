@@ -8,6 +8,7 @@ import gradio as gr
 
 from .api import ArenaAPI
 from .config import ArenaConfig
+from .demo import warm_up
 from .store import Store
 from .sync import sync_for
 from .ui.app import build_app, launch_kwargs
@@ -22,5 +23,5 @@ def create_arena(config: ArenaConfig | None = None, *, hf_api: Any = None,
     api = ArenaAPI(config, store, sync=sync)
     if sync is not None:
         api.arena.on_finished.append(sync.record_match)
-    api.warm_up()
+    warm_up(api.arena, config.demo_matches)
     return build_app(api), launch_kwargs()

@@ -13,7 +13,7 @@ from typing import Any
 
 from sdk.agent import LOCAL_AGENT_THREADS
 
-from .agents.catalogue import AgentCatalogue
+from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .games import get_game
 from .games.base import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
@@ -48,8 +48,9 @@ class Arena:
         self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
 
     def _display_name(self, spec: str) -> str:
-        row = self.store.get_agent(spec.split("+")[0])
-        suffix = "".join("+" + w for w in spec.split("+")[1:])
+        base, wrapped = split_spec(spec)
+        row = self.store.get_agent(base)
+        suffix = "".join("+" + w for w in wrapped)
         # a name is shown to everyone: one clean line (an ad-hoc spec is whatever the caller typed)
         return clean_name((row["name"] + suffix) if row else spec, 120)
 
@@ -130,7 +131,7 @@ class Arena:
         fails: Counter[str] = Counter()
         for e in outcome.events:
             if e.kind == "call":
-                agent_id = seat_agents[e.actor].agent_id.split("+")[0]
+                agent_id = base_of(seat_agents[e.actor].agent_id)
                 calls[agent_id] += 1
                 if e.data.get("status") in ("timeout", "error"):
                     fails[agent_id] += 1

@@ -59,9 +59,19 @@ class UnknownAgent(ValueError):
     pass
 
 
+def split_spec(spec: str) -> tuple[str, list[str]]:
+    """'house:heuristic+attacker+reasoning' -> ('house:heuristic', ['attacker', 'reasoning'])."""
+    base, *wrapped = spec.strip().split("+")
+    return base, wrapped
+
+
+def base_of(spec: str) -> str:
+    return split_spec(spec)[0]
+
+
 def is_ad_hoc(spec: str) -> bool:
     """A seat spec that names a URL directly instead of a house or registered agent."""
-    return spec.strip().split("+")[0].startswith(("remote:", "wis:"))
+    return base_of(spec).startswith(("remote:", "wis:"))
 
 
 def _close_quietly(agent: Agent) -> None:
@@ -106,7 +116,7 @@ class AgentCatalogue:
         agent = self._build(spec)
         evicted: list[Agent] = []
         with self._lock:
-            if spec.split("+")[0] in house_agents():
+            if base_of(spec) in house_agents():
                 return self._kept.setdefault(spec, agent)
             if spec in self._cache:  # built twice at once: keep the first
                 evicted.append(agent)
@@ -121,7 +131,7 @@ class AgentCatalogue:
 
     def games_of(self, spec: str) -> tuple[str, ...]:
         """The games the agent behind `spec` declares (wrappers keep their base's)."""
-        base = spec.strip().split("+")[0]
+        base = base_of(spec)
         if base in house_agents():
             return house_games(base)
         if self.store is not None and not is_ad_hoc(base):
@@ -172,7 +182,7 @@ class AgentCatalogue:
             _close_quietly(agent)
 
     def _build(self, spec: str) -> Agent:
-        base, *suffixes = spec.split("+")
+        base, suffixes = split_spec(spec)
         known = wrappers()
         for w in suffixes:  # checked before building: an unknown suffix costs no connection
             if w not in known:
