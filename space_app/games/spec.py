@@ -4,10 +4,10 @@ for it and never imports a game module."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -17,6 +17,18 @@ from .base import Game
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
 Leaderboard = Callable[[Iterable[MatchRecord], int], list[dict[str, Any]]]
+
+
+class Tournaments(Protocol):
+    """What a study needs of the arena that runs it (the service's `Arena` is one); a game
+    never imports the service."""
+
+    store: Any
+
+    async def tournament(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
+                         concurrency: int = 8, settings: dict[str, Any] | None = None, tag: str = "",
+                         players: int | None = None, role_specs: dict[str, str] | None = None,
+                         progress: Callable[[Any], None] | None = None) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -138,4 +150,5 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
-__all__ = ["GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "ReplayView", "Study", "check_spec"]
+__all__ = ["GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "ReplayView", "Study", "Tournaments",
+           "check_spec"]

@@ -7,8 +7,8 @@ import random
 
 from sdk import ABSTAIN, Agent, Observation
 
-from ...agents.text_similarity import fit_function
 from .rules import contains_word, normalise_statement
+from .similarity import fit_function
 from .words import load_clues
 
 GENERIC_EN = [

@@ -10,20 +10,18 @@ Each condition's matches are stored with the tag `study:<study>:<condition>:<run
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
+from ..spec import Tournaments
 from .metrics import study_row
-
-if TYPE_CHECKING:
-    from ...service import Arena
 
 ATTACK_CONDITIONS = {"baseline": None, "attacker spy": "+attacker", "defender-injection spy": "+defender"}
 REASONING_CONDITIONS = {"without reasoning": None, "with reasoning": "+reasoning"}
 
 
-async def _condition(arena: Arena, base: str, games: int, seed: int, tag: str,
+async def _condition(arena: Tournaments, base: str, games: int, seed: int, tag: str,
                      role_specs: dict[str, str] | None, settings: dict[str, Any] | None,
                      concurrency: int) -> dict[str, Any]:
     await arena.tournament("spy", [base], games, seed=seed, tag=tag, role_specs=role_specs,
@@ -31,7 +29,7 @@ async def _condition(arena: Arena, base: str, games: int, seed: int, tag: str,
     return study_row(arena.store.iter_matches("spy", tag=tag))
 
 
-async def _study(arena: Arena, study: str, conditions: dict[str, str | None], role: str, base: str,
+async def _study(arena: Tournaments, study: str, conditions: dict[str, str | None], role: str, base: str,
                  games: int, seed: int, settings: dict[str, Any] | None, concurrency: int) -> list[dict[str, Any]]:
     """Each condition: `games` matches of `base` on the same seeds, the wrapper (if any) on `role`."""
     run = uuid.uuid4().hex[:6]
@@ -44,14 +42,14 @@ async def _study(arena: Arena, study: str, conditions: dict[str, str | None], ro
     return rows
 
 
-async def attack_defence(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
+async def attack_defence(arena: Tournaments, base: str = "house:heuristic", games: int = 50, seed: int = 0,
                          settings: dict[str, Any] | None = None,
                          concurrency: int = 8) -> list[dict[str, Any]]:
     """Baseline, an attacker spy, a defender-injection spy."""
     return await _study(arena, "attack", ATTACK_CONDITIONS, "spy", base, games, seed, settings, concurrency)
 
 
-async def reasoning(arena: Arena, base: str = "house:heuristic", games: int = 50, seed: int = 0,
+async def reasoning(arena: Tournaments, base: str = "house:heuristic", games: int = 50, seed: int = 0,
                     settings: dict[str, Any] | None = None, concurrency: int = 8) -> list[dict[str, Any]]:
     """Civilians without and with the reasoning mode."""
     return await _study(arena, "reasoning", REASONING_CONDITIONS, "civilian", base, games, seed, settings,
