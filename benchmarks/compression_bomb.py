@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import statistics
 import sys
-import threading
 from pathlib import Path
 
 import psutil
@@ -22,7 +21,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from hostile_servers import gzip_bomb, http_server  # noqa: E402
+from hostile_servers import gzip_bomb, http_server, peak_rss_growth  # noqa: E402
 
 from sdk import RemoteAgent  # noqa: E402
 from space_app.agents.wis import WiSAgent  # noqa: E402
@@ -33,30 +32,13 @@ MB = 2**20
 
 
 def one_match(url: str, seed: int) -> tuple[float, float, str]:
-    proc = psutil.Process()
     game = get_game("spy").make(6, seed, {"pair": {"civilian": "tea", "spy": "coffee"}})
     seats = {seat: SeatAgent(RemoteAgent(url + "bomb/", timeout=60, wake_timeout=1) if i % 2 == 0
                              else WiSAgent(url + "bomb", timeout=60), f"bomb{i}")
              for i, seat in enumerate(game.seats)}
-    before = proc.memory_info().rss
-    peak = before
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, proc.memory_info().rss)
-            done.wait(0.005)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        outcome = asyncio.run(play(game, seats))
-    finally:
-        done.set()
-        sampler.join()
+    outcome, grown = peak_rss_growth(lambda: asyncio.run(play(game, seats)))
     details = {e.data.get("detail", "")[:60] for e in outcome.events if e.kind == "call"}
-    return (peak - before) / MB, proc.memory_info().rss / MB, "; ".join(sorted(details))[:120]
+    return grown, psutil.Process().memory_info().rss / MB, "; ".join(sorted(details))[:120]
 
 
 def main() -> None:

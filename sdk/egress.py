@@ -163,6 +163,25 @@ def redirect_error(status: int, location: str | None, agent: str = "") -> AgentE
                       "(register the final URL instead)", agent=agent)
 
 
+def pinned(target: Target) -> dict[str, Any]:
+    """The httpx request arguments that send a pinned request with its original names."""
+    return {"headers": {"Host": target.host_header} if target.host_header else None,
+            "extensions": {"sni_hostname": target.sni_hostname} if target.sni_hostname else None}
+
+
+def read_bounded(response: Any, limit: int, deadline: float, agent: str = "") -> bytes:
+    """An httpx streaming response's body: a redirect is refused, the body is capped after
+    decompression, and reading stops at `deadline` (time.monotonic())."""
+    if response.status_code in REDIRECT_STATUS:
+        raise redirect_error(response.status_code, response.headers.get("location"), agent)
+    body = BoundedBody(response.headers.get("content-encoding"), limit, agent)
+    for chunk in raw_chunks(response):
+        body.feed(chunk)
+        if time.monotonic() > deadline:
+            raise AgentError("timeout", "no complete reply in time", agent=agent)
+    return body.finish()
+
+
 def raw_chunks(response: Any) -> Iterator[bytes]:
     """An httpx response's bytes as they came off the wire (still compressed). A response
     an in-process transport built from bytes is already whole: it is yielded as is."""
@@ -236,4 +255,5 @@ class BoundedBody:
 
 
 __all__ = ["ACCEPT_ENCODING", "REDIRECT_STATUS", "BoundedBody", "EgressPolicy", "EgressRefused",
-           "Target", "is_public", "raw_chunks", "redirect_error", "system_resolver"]
+           "Target", "is_public", "pinned", "raw_chunks", "read_bounded", "redirect_error",
+           "system_resolver"]

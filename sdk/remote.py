@@ -22,7 +22,16 @@ import httpx
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 from .agent import Agent, Reply
-from .egress import ACCEPT_ENCODING, REDIRECT_STATUS, BoundedBody, EgressPolicy, Target, raw_chunks, redirect_error
+from .egress import (
+    ACCEPT_ENCODING,
+    REDIRECT_STATUS,
+    BoundedBody,
+    EgressPolicy,
+    Target,
+    pinned,
+    read_bounded,
+    redirect_error,
+)
 from .errors import AgentError, AgentErrorKind
 from .observation import Observation
 from .usage import Usage
@@ -195,27 +204,14 @@ class RemoteAgent(Agent):
                 parsed = None
         return Reply(text=text, usage=parsed)
 
-    @staticmethod
-    def _pinned_headers(target: Target) -> dict[str, str]:
-        return {"Host": target.host_header} if target.host_header else {}
-
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
-        start = time.monotonic()
+        ends = time.monotonic() + deadline
         target = self.egress.target(self._route(endpoint))
-        extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else None
         try:
-            with self._sync_client().stream("POST", target.url, json={"data": data},
-                                            headers=self._pinned_headers(target), extensions=extensions,
+            with self._sync_client().stream("POST", target.url, json={"data": data}, **pinned(target),
                                             timeout=httpx.Timeout(deadline)) as response:
-                if response.status_code in REDIRECT_STATUS:
-                    raise redirect_error(response.status_code, response.headers.get("location"), self.name)
-                body = BoundedBody(response.headers.get("content-encoding"), self.max_reply_bytes, self.name)
-                for chunk in raw_chunks(response):
-                    body.feed(chunk)
-                    if time.monotonic() - start > deadline:
-                        raise AgentError("timeout", f"no complete reply within {deadline:.1f}s",
-                                         agent=self.name)
-                return self._decode(response.status_code, body.finish())
+                body = read_bounded(response, self.max_reply_bytes, ends, self.name)
+                return self._decode(response.status_code, body)
         except httpx.TimeoutException as exc:
             raise AgentError("timeout", f"no reply within {deadline:.1f}s", agent=self.name) from exc
         except httpx.HTTPError as exc:
@@ -252,7 +248,7 @@ class RemoteAgent(Agent):
         async def call() -> Any:
             target = await self._atarget(self._route(endpoint))
             async with self._session().post(target.url, json={"data": data}, allow_redirects=False,
-                                            headers=self._pinned_headers(target),
+                                            headers=pinned(target)["headers"],
                                             server_hostname=target.sni_hostname) as response:
                 if response.status in REDIRECT_STATUS:
                     raise redirect_error(response.status, response.headers.get("location"), self.name)

@@ -14,9 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .games import get_game
-from .games.base import Event, Outcome, Request
-from .games.registry import UnknownGame
+from .games import Event, Outcome, Request, UnknownGame, get_game
 from .runner import outcome_text
 
 Verdict = Literal["identical", "differs", "older_rules", "skipped"]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 
 import gradio as gr  # noqa: E402
 import pytest  # noqa: E402
+from hostile_servers import http_server  # noqa: E402
 
 
 @pytest.fixture
@@ -31,3 +32,17 @@ def launch() -> Iterator[Callable[[gr.Blocks], str]]:
     yield _launch
     for app in apps:
         app.close()
+
+
+@pytest.fixture
+def internal():
+    """A service that must never be reached from an agent call."""
+    with http_server() as server:
+        yield server
+
+
+@pytest.fixture
+def hostile(internal):
+    with http_server() as server:
+        server.redirect_to = internal.url
+        yield server

@@ -18,14 +18,41 @@ from __future__ import annotations
 import json
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 GIB = 1 << 30
+
+
+def peak_rss_growth(work: Callable[[], T]) -> tuple[T, float]:
+    """Run `work`, sampling this process's resident memory every 5 ms; returns its result
+    and the peak growth in MB over the memory before it started."""
+    import psutil
+
+    proc = psutil.Process()
+    before = peak = proc.memory_info().rss
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, proc.memory_info().rss)
+            done.wait(0.005)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        result = work()
+    finally:
+        done.set()
+        sampler.join()
+    return result, (peak - before) / 2**20
 
 
 @cache

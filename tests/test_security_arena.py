@@ -15,7 +15,6 @@ import pytest
 from browser_support import running_arena
 from gradio_client import Client
 from gradio_client.exceptions import AppError
-from hostile_servers import http_server
 
 from sdk import Agent, Observation, serve
 from space_app.config import ArenaConfig
@@ -24,19 +23,6 @@ from space_app.store import Store
 PAIR = {"pair": {"civilian": "marmalade", "spy": "chutney"}}
 JOB_TIMEOUT = 120
 PROXY = "203.0.113.7"  # what the Space's proxy appends: the caller's real address
-
-
-@pytest.fixture
-def internal():
-    with http_server() as server:
-        yield server
-
-
-@pytest.fixture
-def hostile(internal):
-    with http_server() as server:
-        server.redirect_to = internal.url
-        yield server
 
 
 @pytest.fixture

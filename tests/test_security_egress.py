@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import ipaddress
-import threading
 import zlib
 
-import psutil
 import pytest
 from hostile_servers import http_server
 
@@ -22,20 +20,6 @@ from space_app.runner import SeatAgent, play
 
 OBS = Observation(game="spy", verb="vote", you="P1", options=["P2", "P3"], match_id="m1",
                   private={"facts": {"word": "tea"}, "text": "Your word is tea."})
-
-
-@pytest.fixture
-def internal():
-    """A service that must never be reached from an agent call."""
-    with http_server() as server:
-        yield server
-
-
-@pytest.fixture
-def hostile(internal):
-    with http_server() as server:
-        server.redirect_to = internal.url
-        yield server
 
 
 def remote(url: str, **kwargs) -> RemoteAgent:
@@ -107,37 +91,19 @@ def test_six_bombing_seats_at_once_leave_memory_flat(hostile):
     """Acceptance: a 1 GiB gzip bomb from six seats at once (a real match: three SDK
     agents on the async client, three WiS agents on the sync one) raises resident memory
     by less than 50 MB, measured at its peak by sampling RSS while the match runs."""
-    from hostile_servers import gzip_bomb
+    from hostile_servers import gzip_bomb, peak_rss_growth
 
     gzip_bomb()  # built before measuring: it is the attacker's memory, not the arena's
-    proc = psutil.Process()
     game = get_game("spy").make(6, seed=3, settings={"pair": {"civilian": "tea", "spy": "coffee"}})
     seats = {}
     for i, seat in enumerate(game.seats):
         agent = (RemoteAgent(hostile.url + "bomb/", timeout=30, wake_timeout=1) if i % 2 == 0
                  else WiSAgent(hostile.url + "bomb", timeout=30))
         seats[seat] = SeatAgent(agent, f"bomb{i}")
-    before = proc.memory_info().rss
-    peak = before
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, proc.memory_info().rss)
-            done.wait(0.005)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        outcome = asyncio.run(play(game, seats))
-    finally:
-        done.set()
-        sampler.join()
+    outcome, grown_mb = peak_rss_growth(lambda: asyncio.run(play(game, seats)))
     calls = [e for e in outcome.events if e.kind == "call"]
     assert outcome.status == "finished" and calls
     assert all(c.data["status"] == "error" and "larger than" in c.data["detail"] for c in calls)
-    grown_mb = (peak - before) / 2**20
     print(f"peak RSS growth with six bombing seats: {grown_mb:.1f} MB")
     assert grown_mb < 50, f"resident memory grew by {grown_mb:.1f} MB"
 

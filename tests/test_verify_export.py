@@ -43,16 +43,24 @@ def test_every_match_of_a_fresh_tournament_verifies(store_path, capsys):
     assert out.strip().endswith("matches/s)") and "40 matches: 40 identical" in out
 
 
-def test_an_edited_event_is_named(store_path, tmp_path, capsys):
-    db = copy_of(store_path, tmp_path)
+def edit_first(db, kind: str, new_text: str, rules: str | None = None) -> tuple[str, dict]:
+    """Change the text of the newest match's first `kind` event in SQLite (and its rules
+    version, if given); returns (match id, the event as it was)."""
     store = Store(db)
     victim = store.list_matches(limit=1)[0]["id"]
-    record = store.get_match(victim)
-    statement = next(e for e in record["events"] if e["kind"] == "statement")
+    event = next(e for e in store.get_match(victim)["events"] if e["kind"] == kind)
     with store.engine.begin() as conn:
-        conn.execute(update(events).where(events.c.match_id == victim, events.c.seq == statement["seq"])
-                     .values(text=statement["text"] + " and it is red"))
+        conn.execute(update(events).where(events.c.match_id == victim, events.c.seq == event["seq"])
+                     .values(text=new_text))
+        if rules is not None:
+            conn.execute(update(matches).where(matches.c.id == victim).values(rules=rules))
     store.close()
+    return victim, event
+
+
+def test_an_edited_event_is_named(store_path, tmp_path, capsys):
+    db = copy_of(store_path, tmp_path)
+    victim, statement = edit_first(db, "statement", "it is red, and round")
     code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
     assert code == 1
     line = next(x for x in out.splitlines() if x.startswith(victim))
@@ -65,15 +73,8 @@ def test_an_edited_event_is_named(store_path, tmp_path, capsys):
 
 def test_a_record_from_an_older_version_of_the_rules_says_so(store_path, tmp_path, capsys):
     db = copy_of(store_path, tmp_path)
-    store = Store(db)
-    victim = store.list_matches(limit=1)[0]["id"]
-    record = store.get_match(victim)
-    vote = next(e for e in record["events"] if e["kind"] == "vote_result")
-    with store.engine.begin() as conn:  # as if the rules had counted this vote differently
-        conn.execute(update(events).where(events.c.match_id == victim, events.c.seq == vote["seq"])
-                     .values(text="The votes were counted another way."))
-        conn.execute(update(matches).where(matches.c.id == victim).values(rules=""))
-    store.close()
+    # as if an earlier version of the rules had counted this vote differently
+    victim, _ = edit_first(db, "vote_result", "The votes were counted another way.", rules="")
     code, out = run_cli(capsys, "--db", str(db), "verify", victim)
     assert "older_rules" in out and "did not record its rules" in out and "version 1" in out
 

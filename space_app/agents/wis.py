@@ -62,7 +62,7 @@ from typing import Any
 import httpx
 
 from sdk import Agent, AgentError, MatchMemory, Observation
-from sdk.egress import ACCEPT_ENCODING, REDIRECT_STATUS, BoundedBody, EgressPolicy, raw_chunks, redirect_error
+from sdk.egress import ACCEPT_ENCODING, EgressPolicy, pinned, read_bounded
 from sdk.errors import AgentErrorKind
 from sdk.remote import resolve_src
 
@@ -138,20 +138,9 @@ class WiSAgent(Agent):
         payload = {k: v for k, v in body.items() if v is not None}
         target = self.egress.target(f"{self.base_url}/agent/{route}")
         try:
-            with self._client().stream("POST", target.url, json=payload,
-                                     headers={"Host": target.host_header} if target.host_header else None,
-                                     extensions={"sni_hostname": target.sni_hostname} if target.sni_hostname
-                                     else None,
-                                     timeout=httpx.Timeout(remaining)) as response:
-                if response.status_code in REDIRECT_STATUS:
-                    raise redirect_error(response.status_code, response.headers.get("location"), self.name)
-                reader = BoundedBody(response.headers.get("content-encoding"), self.max_reply_bytes, self.name)
-                for chunk in raw_chunks(response):
-                    reader.feed(chunk)
-                    if time.monotonic() > deadline:
-                        raise AgentError("timeout", f"/agent/{route}: no complete reply in time",
-                                         agent=self.name)
-                data = reader.finish()
+            with self._client().stream("POST", target.url, json=payload, **pinned(target),
+                                       timeout=httpx.Timeout(remaining)) as response:
+                data = read_bounded(response, self.max_reply_bytes, deadline, self.name)
                 status = response.status_code
         except httpx.TimeoutException as exc:
             raise AgentError("timeout", f"/agent/{route}: no reply in time", agent=self.name) from exc

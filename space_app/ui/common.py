@@ -48,6 +48,11 @@ def visitor_of(request: gr.Request | None, trusted_hops: int = 0, user: str | No
     return f"ip:{client_address(request, trusted_hops)}"
 
 
+def signed_in(visitor: str, on_space: bool) -> bool:
+    """Whether a visitor counts as signed in (off a Space everyone does)."""
+    return visitor.startswith("user:") or not on_space
+
+
 def when(ts: float | None) -> str:
     if not ts:
         return ""

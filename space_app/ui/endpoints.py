@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 
 from ..api import ApiError, ArenaAPI
-from .common import visitor_of
+from .common import signed_in, visitor_of
 
 log = logging.getLogger(__name__)
 WHOAMI_SECONDS = 300.0  # how long a token's user name is reused
@@ -99,7 +99,8 @@ def register_endpoints(api: ArenaAPI) -> None:
     def caller(request: gr.Request | None) -> tuple[str, bool]:
         """(visitor key, signed in?) of a request."""
         user = user_from_request(request) if request is not None else None
-        return visitor_of(request, hops, user), (user is not None or not on_space)
+        visitor = visitor_of(request, hops, user)
+        return visitor, signed_in(visitor, on_space)
 
     def register_agent(src: str, name: str = "", secret: str = "", description: str = "",
                        kind: str = "remote", owner: str = "",
@@ -125,9 +126,9 @@ def register_endpoints(api: ArenaAPI) -> None:
                         request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Play one match to its end. seats: agent ids in seat order ('' = random fill).
         Returns {match_id, status, result, error}; the replay is at ?match=<match_id>."""
-        visitor, signed_in = caller(request)
+        visitor, signed = caller(request)
         return await api.run_match({"game": game, "seats": seats or [], "seed": seed,
-                                    "settings": settings or {}}, visitor=visitor, signed_in=signed_in)
+                                    "settings": settings or {}}, visitor=visitor, signed_in=signed)
 
     def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
         """Stop a running match you started (same sign-in or address); what was played stays."""

@@ -14,7 +14,7 @@ from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..games import GAMES, get_game
 from ..runner import SeatAgent
 from ..safe_text import markdown_text
-from .common import visitor_of
+from .common import signed_in, visitor_of
 from .replay import result_markdown, transcript_html, visible
 
 HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
@@ -129,12 +129,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
         n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
         chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
-        signed_in = visitor.startswith("user:") or not api.config.on_space
         req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": _seed(seed_value),
                "settings": {"language": lang, "players": n}}
         try:
-            plan = api.plan(req, owner=visitor, signed_in=signed_in)
+            plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space))
         except ApiError as exc:
             yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
             return
