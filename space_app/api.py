@@ -25,9 +25,11 @@ from sdk.remote import resolve_src
 from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agents, house_games, is_ad_hoc
 from .config import ArenaConfig
 from .games import GAMES, get_game
+from .leaderboard import board
 from .registry import RegistrationError, register_agent
 from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
+from .standings import catch_up
 from .store import Store
 
 if TYPE_CHECKING:
@@ -103,6 +105,8 @@ class ArenaAPI:
         self._running: Counter[str] = Counter()
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
+        # matches restored from a dataset or stored by an older version get their records now
+        catch_up(self.store)
 
     # -- admission control ------------------------------------------------------
     @contextmanager
@@ -296,8 +300,7 @@ class ArenaAPI:
         return out
 
     def leaderboard(self, game: str = "spy", min_games: int = 0, include_studies: bool = False) -> list[dict[str, Any]]:
+        """One row per agent, read from the stored standings; `min_games` counts matches."""
         if game not in GAMES:
             raise ApiError(f"unknown game {game!r}")
-        matches = (m for m in self.store.iter_matches(game)
-                   if include_studies or not m["tag"].startswith("study:"))
-        return get_game(game).leaderboard(matches, max(0, int(min_games)))
+        return board(self.store, game, include_studies=include_studies, min_matches=max(0, int(min_games)))

@@ -1,4 +1,4 @@
-"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|verify|export ...`."""
+"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|verify|rescore|export ...`."""
 
 from __future__ import annotations
 
@@ -102,9 +102,12 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int) -> None:
-    spec = get_game(game)
-    rows = spec.leaderboard(store.iter_matches(game, tag=tag), min_games)
-    say(render(rows, [c.key for c in spec.metric_columns]))
+    from .leaderboard import board, columns
+    from .standings import catch_up
+
+    catch_up(store, game)
+    rows = board(store, game, tag=tag, min_matches=min_games)
+    say(render(rows, [c.key for c in columns(get_game(game))]))
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -176,6 +179,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if counts.get("differs", 0) == 0 else 1
 
 
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from .standings import rescore
+
+    store = Store(args.db, recover=False)
+    games = [args.game] if args.game else sorted(GAMES)
+    failed = False
+    for game in games:
+        report = rescore(store, game)
+        for line in report.lines():
+            say(line)
+        failed = failed or bool(report.failed)
+    return 1 if failed else 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import rows, write
 
@@ -241,6 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--game", choices=sorted(GAMES), help="every stored match of this game")
     v.add_argument("--verbose", action="store_true", help="a line for identical matches too")
     v.set_defaults(func=cmd_verify)
+
+    r = sub.add_parser("rescore", help="derive every finished match's per-seat records again from its events, "
+                       "check them against the stored ones and rebuild totals and ratings")
+    r.add_argument("--game", choices=sorted(GAMES), help="only this game (default: every game)")
+    r.set_defaults(func=cmd_rescore)
 
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
     e.add_argument("--game", required=True, choices=sorted(GAMES))

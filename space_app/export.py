@@ -1,5 +1,6 @@
 """Export stored records for papers: matches (whole records or one summary row each),
-per-seat records (from the game's metrics) and the leaderboard, as JSON Lines or CSV."""
+the stored per-seat records (the game's metrics, flattened) and the leaderboard, as JSON
+Lines or CSV."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
-from .games import get_game
+from .leaderboard import board
+from .standings import STUDY_PREFIX, catch_up
 from .store import Store
 
 What = Literal["matches", "seats", "leaderboard"]
@@ -26,8 +28,6 @@ def match_summary(match: dict[str, Any]) -> dict[str, Any]:
 
 def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = None,
          include_studies: bool = True) -> Iterator[dict[str, Any]]:
-    spec = get_game(game)
-
     def matches() -> Iterable[dict[str, Any]]:
         for m in store.iter_matches(game, tag=tag):
             if include_studies or not m["tag"].startswith("study:"):
@@ -37,13 +37,15 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
         for m in matches():
             yield m if fmt == "jsonl" else match_summary(m)
     elif what == "seats":
-        if spec.seat_records is None:
-            raise ValueError(f"{game} has no per-seat records to export")
-        for m in matches():
-            for record in spec.seat_records(m):
-                yield {"match_id": m["id"], "tag": m["tag"], **record}
+        catch_up(store, game)
+        skip = None if include_studies else STUDY_PREFIX
+        for r in store.records(game, tag=tag, exclude_prefix=skip):
+            yield {"match_id": r["match_id"], "tag": r["tag"], "game": r["game"], "seat": r["seat"],
+                   "agent_id": r["agent_id"], "role": r["role"], "team": r["team"], "won": bool(r["won"]),
+                   "score": r["score"], **(r["stats"] or {})}
     else:
-        yield from spec.leaderboard(matches(), 0)
+        catch_up(store, game)
+        yield from board(store, game, include_studies=include_studies, tag=tag)
 
 
 def write(out: TextIO, records: Iterable[dict[str, Any]], fmt: Format) -> int:

@@ -18,6 +18,7 @@ from .games import get_game
 from .games.base import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
+from .standings import keep
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,8 @@ class Arena:
             raise
         self.store.finish_match(game.match_id, outcome.status, outcome.result or None,
                                 outcome.error or None)
+        if outcome.status == "finished":
+            keep(self.store, game.match_id)  # per-seat records, totals and ratings, once
         for listener in list(self.on_finished):
             try:
                 listener(game.match_id)

@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,17 @@ from sqlalchemy import (
     JSON,
     Column,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
+    case,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -76,6 +81,9 @@ matches = Table(
     Column("error", Text, nullable=True),
     Column("process", String(200), nullable=False, default=""),  # host:pid running it
     Column("rules", String(40), nullable=False, default=""),  # the game's rules version it was played under
+    # when its per-seat records were applied to the totals and ratings: 1, 2, 3... in that order
+    # (the order a rebuild replays); 0 not yet; -1 its records could not be derived
+    Column("rated", Integer, nullable=False, default=0, index=True),
 )
 
 seats = Table(
@@ -100,6 +108,46 @@ events = Table(
     Column("data", JSON, nullable=False, default=dict),
     Column("created_at", Float, nullable=False),
     UniqueConstraint("match_id", "seq", name="uq_event_seq"),
+)
+
+# -- derived data (rebuildable from the events with `rescore`) --------------------------
+seat_records = Table(
+    "seat_records", metadata,
+    Column("match_id", String(40), primary_key=True),
+    Column("seat", String(40), primary_key=True),
+    Column("game", String(40), nullable=False),
+    Column("tag", String(100), nullable=False, default=""),
+    Column("rated", Integer, nullable=False),  # the match's `rated` order
+    Column("agent_id", String(200), nullable=False),
+    Column("role", String(40), nullable=False),
+    Column("team", String(40), nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("stats", JSON, nullable=False, default=dict),
+    Index("ix_seat_records_game_rated", "game", "rated"),
+    Index("ix_seat_records_agent", "game", "agent_id"),
+)
+
+# running sums of the records per game, pool, agent and role ('' = every role)
+agent_totals = Table(
+    "agent_totals", metadata,
+    Column("game", String(40), primary_key=True),
+    Column("pool", String(40), primary_key=True),
+    Column("agent_id", String(200), primary_key=True),
+    Column("role", String(40), primary_key=True),
+    Column("tally", JSON, nullable=False),
+)
+
+# current ratings per game, pool and system ('agent': one per agent; 'role': one per agent and role)
+ratings = Table(
+    "ratings", metadata,
+    Column("game", String(40), primary_key=True),
+    Column("pool", String(40), primary_key=True),
+    Column("system", String(20), primary_key=True),
+    Column("subject", String(240), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("matches", Integer, nullable=False),
 )
 
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
@@ -180,6 +228,8 @@ class Store:
         with self.engine.begin() as conn:
             if "rules" not in have:
                 conn.execute(text("ALTER TABLE matches ADD COLUMN rules VARCHAR(40) NOT NULL DEFAULT ''"))
+            if "rated" not in have:  # older records get their per-seat records at the next start
+                conn.execute(text("ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 0"))
 
     # -- agents ---------------------------------------------------------------
     def upsert_agent(self, agent_id: str, *, name: str, kind: str, src: str = "",
@@ -330,9 +380,10 @@ class Store:
         return [self._match_row(r, by_match.get(r["id"], [])) for r in rows]
 
     def iter_matches(self, game: str | None, *, status: str | None = "finished", tag: str | None = None,
-                     chunk: int = 200) -> Iterator[dict[str, Any]]:
+                     chunk: int = 200, order: str = "created") -> Iterator[dict[str, Any]]:
         """Every match of a game (None: of every game) with its events, oldest first (for
-        metrics, verify and export); `status=None` takes every status."""
+        metrics, verify and export); `status=None` takes every status. `order="rated"`: in
+        the order their records were applied to the standings (the rest after, as they ended)."""
         query = select(matches.c.id)
         if game is not None:
             query = query.where(matches.c.game == game)
@@ -340,8 +391,13 @@ class Store:
             query = query.where(matches.c.status == status)
         if tag is not None:
             query = query.where(matches.c.tag == tag)
+        if order == "rated":
+            unrated_last = case((matches.c.rated > 0, matches.c.rated), else_=2**62)
+            query = query.order_by(unrated_last, matches.c.finished_at, matches.c.created_at, matches.c.id)
+        else:
+            query = query.order_by(matches.c.created_at, matches.c.id)
         with self.engine.connect() as conn:
-            ids = [r[0] for r in conn.execute(query.order_by(matches.c.created_at, matches.c.id))]
+            ids = [r[0] for r in conn.execute(query)]
         for i in range(0, len(ids), chunk):
             part = ids[i:i + chunk]
             with self.engine.connect() as conn:
@@ -395,6 +451,125 @@ class Store:
             if event_rows:
                 conn.execute(insert(events), event_rows)
         return True
+
+    # -- derived data: per-seat records, running totals, ratings --------------------
+    @contextmanager
+    def deriving(self) -> Iterator[DerivedWriter]:
+        """One transaction (under the write lock) that reads and writes derived data, so a
+        match's records, totals and rating updates land together or not at all."""
+        with self._write_lock, self.engine.begin() as conn:
+            yield DerivedWriter(conn)
+
+    def unrated(self, game: str | None = None) -> list[str]:
+        """Finished matches whose records have not been derived yet, oldest first."""
+        query = select(matches.c.id).where(matches.c.status == "finished", matches.c.rated == 0)
+        if game is not None:
+            query = query.where(matches.c.game == game)
+        with self.engine.connect() as conn:
+            return [r[0] for r in conn.execute(query.order_by(matches.c.finished_at, matches.c.id))]
+
+    def totals(self, game: str, pool: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """(agent, role, tally) rows of a pool; role '' is every role."""
+        query = select(agent_totals.c.agent_id, agent_totals.c.role, agent_totals.c.tally).where(
+            agent_totals.c.game == game, agent_totals.c.pool == pool)
+        with self.engine.connect() as conn:
+            return [(a, r, t) for a, r, t in conn.execute(query)]
+
+    def skills(self, game: str, pool: str, system: str) -> dict[str, tuple[float, float, int]]:
+        query = select(ratings.c.subject, ratings.c.mu, ratings.c.sigma, ratings.c.matches).where(
+            ratings.c.game == game, ratings.c.pool == pool, ratings.c.system == system)
+        with self.engine.connect() as conn:
+            return {s: (mu, sigma, n) for s, mu, sigma, n in conn.execute(query)}
+
+    def records(self, game: str, *, tag: str | None = None, exclude_prefix: str | None = None,
+                agents: Iterable[str] | None = None, chunk: int = 5000) -> Iterator[dict[str, Any]]:
+        """Stored per-seat records of a game, in the order they were applied (match by match)."""
+        query = select(seat_records).where(seat_records.c.game == game)
+        if tag is not None:
+            query = query.where(seat_records.c.tag == tag)
+        if exclude_prefix:
+            query = query.where(~seat_records.c.tag.startswith(exclude_prefix))
+        if agents is not None:
+            query = query.where(seat_records.c.agent_id.in_(list(agents)))
+        query = query.order_by(seat_records.c.rated, seat_records.c.seat)
+        with self.engine.connect() as conn:
+            result = conn.execute(query.execution_options(yield_per=chunk)).mappings()
+            for r in result:
+                yield dict(r)
+
+    def clear_derived(self, game: str) -> None:
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(delete(seat_records).where(seat_records.c.game == game))
+            conn.execute(delete(agent_totals).where(agent_totals.c.game == game))
+            conn.execute(delete(ratings).where(ratings.c.game == game))
+            conn.execute(update(matches).where(matches.c.game == game).values(rated=0))
+
+
+class DerivedWriter:
+    """Reads and writes of derived data inside one `Store.deriving()` transaction."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def next_order(self) -> int:
+        return int(self.conn.execute(select(func.max(matches.c.rated))).scalar() or 0) + 1
+
+    def tallies(self, game: str, pool: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+        wanted = set(keys)
+        agents_of = {a for a, _ in wanted}
+        if not agents_of:
+            return {}
+        rows = self.conn.execute(select(agent_totals.c.agent_id, agent_totals.c.role, agent_totals.c.tally).where(
+            agent_totals.c.game == game, agent_totals.c.pool == pool, agent_totals.c.agent_id.in_(agents_of)))
+        return {(a, r): t for a, r, t in rows if (a, r) in wanted}
+
+    def put_tallies(self, game: str, pool: str, items: dict[tuple[str, str], dict]) -> None:
+        for agent_id, role in items:
+            self.conn.execute(delete(agent_totals).where(
+                agent_totals.c.game == game, agent_totals.c.pool == pool,
+                agent_totals.c.agent_id == agent_id, agent_totals.c.role == role))
+        if items:
+            self.conn.execute(insert(agent_totals), [
+                {"game": game, "pool": pool, "agent_id": a, "role": r, "tally": t} for (a, r), t in items.items()])
+
+    def skills(self, game: str, pool: str, system: str, subjects: Iterable[str]) -> dict[str, tuple[float, float, int]]:
+        wanted = list(set(subjects))
+        if not wanted:
+            return {}
+        rows = self.conn.execute(select(ratings.c.subject, ratings.c.mu, ratings.c.sigma, ratings.c.matches).where(
+            ratings.c.game == game, ratings.c.pool == pool, ratings.c.system == system,
+            ratings.c.subject.in_(wanted)))
+        return {s: (mu, sigma, n) for s, mu, sigma, n in rows}
+
+    def put_skills(self, game: str, pool: str, system: str, items: dict[str, tuple[float, float, int]]) -> None:
+        if not items:
+            return
+        self.conn.execute(delete(ratings).where(
+            ratings.c.game == game, ratings.c.pool == pool, ratings.c.system == system,
+            ratings.c.subject.in_(list(items))))
+        self.conn.execute(insert(ratings), [
+            {"game": game, "pool": pool, "system": system, "subject": s, "mu": mu, "sigma": sigma, "matches": n}
+            for s, (mu, sigma, n) in items.items()])
+
+    def put_records(self, match_id: str, game: str, tag: str, order: int, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            self.conn.execute(insert(seat_records), [
+                {"match_id": match_id, "game": game, "tag": tag, "rated": order, **row} for row in rows])
+        self.mark(match_id, order)
+
+    def mark(self, match_id: str, order: int) -> None:
+        self.conn.execute(update(matches).where(matches.c.id == match_id).values(rated=order))
+
+    def put_many_records(self, game: str, items: list[tuple[str, str, int, list[dict[str, Any]]]]) -> None:
+        """Many matches' records at once (a rebuild): (match_id, tag, order, rows) each."""
+        rows = [{"match_id": m, "game": game, "tag": tag, "rated": order, **row}
+                for m, tag, order, part in items for row in part]
+        for i in range(0, len(rows), 5000):
+            self.conn.execute(insert(seat_records), rows[i:i + 5000])
+        marks = [{"match": m, "order": order} for m, _, order, _ in items]
+        if marks:
+            self.conn.execute(update(matches).where(matches.c.id == bindparam("match"))
+                              .values(rated=bindparam("order")), marks)
 
 
 def dumps(obj: Any) -> str:

@@ -168,7 +168,7 @@ def test_every_endpoint_through_gradio_client(arena, launch):
     board = call(client, "/leaderboard", game="spy")
     ranked = {r["agent"]: r for r in board}
     assert {alpha_id, bravo_id} <= set(ranked)
-    assert ranked[alpha_id]["games"] == 1
+    assert ranked[alpha_id]["matches"] == 1
 
     page = httpx.get(f"{url}?match={match_id}", timeout=60)
     assert page.status_code == 200 and "<html" in page.text.lower()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from space_app.games.spy.metrics import leaderboard
+from space_app.leaderboard import from_matches
 from space_app.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 def parse_table(stdout: str) -> dict[str, dict[str, str]]:
     lines = stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["agent", "ranking_score"])
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["agent", "matches"])
     header = lines[start].split()
     assert set(lines[start + 1].replace(" ", "")) == {"-"}
     rows = {}
@@ -73,7 +73,9 @@ def test_tournament_runs_offline_and_prints_a_leaderboard(tournament):
     assert "100 matches finished, 0 failed" in proc.stdout
     table = parse_table(proc.stdout)
     assert set(table) == {"house:heuristic", "house:random"}
-    assert sum(int(r["games"]) for r in table.values()) == 600
+    assert sum(int(r["seats"]) for r in table.values()) == 600
+    # both agents sit in every match (two specs fill six seats): matches, not seats
+    assert all(int(r["matches"]) == 100 for r in table.values())
     store = Store(db)
     assert store.count_matches("spy") == 100
     assert len(store.list_matches(status="finished", limit=1000)) == 100
@@ -85,13 +87,15 @@ def test_printed_leaderboard_matches_both_recomputations(tournament):
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = parse_table(proc.stdout)
     store = Store(db)
-    recomputed = {r["agent"]: r for r in leaderboard(store.iter_matches("spy"))}
+    recomputed = {r["agent"]: r for r in from_matches("spy", store.iter_matches("spy", order="rated"))}
     store.close()
     independent = independent_ranking(db)
     assert set(printed) == set(recomputed) == set(independent)
     for agent, row in printed.items():
         ranking, games = independent[agent]
-        assert int(row["games"]) == recomputed[agent]["games"] == games
+        assert int(row["seats"]) == recomputed[agent]["seats"] == games
+        # the stored standings and the recomputation from events agree, ratings included
+        assert float(row["rating"]) == pytest.approx(recomputed[agent]["rating"], abs=5e-4)
         # printed with 3 decimals; stored per-seat scores are rounded to 6 (e.g. 8/3)
         assert float(row["ranking_score"]) == pytest.approx(recomputed[agent]["ranking_score"], abs=5e-4)
         assert float(row["ranking_score"]) == pytest.approx(ranking, abs=1e-3)
@@ -105,8 +109,7 @@ def test_leaderboard_command_reprints_the_same_table(tournament):
     again = cli("--db", str(db), "leaderboard", "spy")
     assert again.returncode == 0, again.stderr[-3000:]
     first, second = parse_table(proc.stdout), parse_table(again.stdout)
-    assert {a: (r["ranking_score"], r["games"]) for a, r in first.items()} == \
-           {a: (r["ranking_score"], r["games"]) for a, r in second.items()}
+    assert first == second
 
 
 def test_match_prints_a_transcript_and_stores_one_match(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import spy  # noqa: F401 - registers itself
 from .base import Event, Game, Outcome, Request
 from .registry import GAMES, UnknownGame, get_game, register
-from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, ReplayView, Study
+from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, Panel, ReplayView, Study
 
-__all__ = ["GAMES", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Outcome",
+__all__ = ["GAMES", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Outcome", "Panel",
            "ReplayView", "Request", "Study", "UnknownGame", "get_game", "register"]

@@ -16,7 +16,8 @@ from sdk import Agent
 from .base import Game
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
-Leaderboard = Callable[[Iterable[MatchRecord], int], list[dict[str, Any]]]
+# the generic leaderboard columns, which a game's own columns must not reuse
+GENERIC_COLUMNS = frozenset({"agent", "matches", "seats", "rating", "rating_low", "rating_high"})
 
 
 class Tournaments(Protocol):
@@ -39,6 +40,7 @@ class MetricColumn:
     label: str
     meaning: str
     percent: bool = False  # shown ×100
+    text: bool = False  # shown as it is (not a number)
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,27 @@ class Study:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """One of the game's replay panels, drawn beside the generic transcript and stepper:
+    `build(events, upto)` gets the events the chosen view may see (spectator or one seat)
+    and the step index, and returns a DataFrame shown as a table or a bar chart."""
+
+    title: str
+    build: Callable[[list[dict[str, Any]], int | None], Any]
+    kind: str = "table"  # "table" | "bar"
+    columns: tuple[str, ...] = ()  # the frame's columns (an empty panel still shows them)
+    x: str = ""  # bar: the category column, the value column and the colour column
+    y: str = ""
+    color: str | None = None
+    x_title: str = ""
+    y_title: str = ""
+
+
+@dataclass(frozen=True)
 class ReplayView:
     """The game's own replay panels; the transcript and stepper are generic."""
 
-    rounds: Callable[[list[dict[str, Any]], int | None], Any]  # (events, upto) -> DataFrame
-    votes: Callable[[list[dict[str, Any]], int | None], Any]  # (events, upto) -> DataFrame
+    panels: tuple[Panel, ...]
     result_columns: tuple[tuple[str, str], ...] = (("role", "roles"),)  # (label, key of result)
 
 
@@ -81,14 +99,19 @@ class GameSpec:
     max_players: int
     default_players: int
     roles: tuple[str, ...]  # the roles/sides a seat can have, for per-role columns and plots
-    leaderboard: Leaderboard  # finished matches -> one row per agent (the game's metrics)
-    metric_columns: tuple[MetricColumn, ...]
+    # the game's metrics: a finished match's events -> one SeatRecord per seat (role, team,
+    # won, score, summable stats), derived once when it ends and stored beside it
+    records: Callable[[MatchRecord], list[Any]]
+    # an agent's summed records (space_app.records.AgentTotals) -> its row of the game's columns
+    row: Callable[[Any], dict[str, Any]]
+    metric_columns: tuple[MetricColumn, ...]  # the game's own columns (generic ones come first)
     ranking_note: str  # how the leaderboard is ordered, shown above it
     view: ReplayView
-    # one finished match -> one flat record per seat (for export; keys the same for every seat)
-    seat_records: Callable[[MatchRecord], list[dict[str, Any]]] | None = None
-    # matches -> rows {agent, game (n-th played), ranking_score} for the "score over games" plot
-    history: Callable[[Iterable[MatchRecord]], list[dict[str, Any]]] | None = None
+    sort_by: str = "rating"  # the column rows are ranked by (highest first)
+    # one agent's stored records in the order played -> rows {agent, game (n-th played), <value>}
+    # for the "over games" plot, and the value's label
+    history: Callable[[str, Iterable[Any]], list[dict[str, Any]]] | None = None
+    history_label: str = "rating"
     rules_doc: Path | None = None
     house_agents: Mapping[str, HouseAgent] = field(default_factory=dict)
     wrappers: Mapping[str, Callable[[Agent], Agent]] = field(default_factory=dict)  # "+name" seat suffixes
@@ -133,12 +156,21 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: players must satisfy 1 <= min_players <= default_players <= max_players")
     if not spec.roles:
         raise GameSpecError(f"{where}: roles are missing")
-    if not callable(spec.leaderboard):
-        raise GameSpecError(f"{where}: leaderboard (the game's metrics) is missing")
-    if not spec.metric_columns or spec.metric_columns[0].key != "agent":
-        raise GameSpecError(f"{where}: metric_columns must start with the 'agent' column")
+    if not callable(spec.records):
+        raise GameSpecError(f"{where}: records (the game's metrics: a match's per-seat records) is missing")
+    if not callable(spec.row):
+        raise GameSpecError(f"{where}: row (the game's leaderboard columns from summed records) is missing")
+    if not spec.metric_columns:
+        raise GameSpecError(f"{where}: metric_columns (the game's leaderboard columns) are missing")
+    reused = sorted({c.key for c in spec.metric_columns} & GENERIC_COLUMNS)
+    if reused:
+        raise GameSpecError(f"{where}: metric_columns reuse the generic columns {reused}")
     if not isinstance(spec.view, ReplayView):
         raise GameSpecError(f"{where}: view (its replay panels) is missing")
+    for panel in spec.view.panels:
+        bad_bar = panel.kind == "bar" and not (panel.x and panel.y)
+        if panel.kind not in ("table", "bar") or not panel.columns or bad_bar:
+            raise GameSpecError(f"{where}: replay panel {panel.title!r} needs columns, and x and y for a bar chart")
     for name in spec.house_agents:
         if not name.startswith("house:"):
             raise GameSpecError(f"{where}: house agent {name!r} must be named house:<name>")
@@ -150,5 +182,5 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
-__all__ = ["GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "ReplayView", "Study", "Tournaments",
-           "check_spec"]
+__all__ = ["GENERIC_COLUMNS", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Panel", "ReplayView", "Study",
+           "Tournaments", "check_spec"]

@@ -10,22 +10,27 @@ import pandas as pd
 
 from ..api import ArenaAPI
 from ..games import GAMES, GameSpec, get_game
+from ..leaderboard import columns
 from ..safe_text import markdown_text
+from ..standings import STUDY_PREFIX, from_row
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
 
 def leaderboard_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    columns = spec.metric_columns
-    frame = pd.DataFrame(rows, columns=[c.key for c in columns])
-    for c in columns[1:]:
+    shown = columns(spec)
+    frame = pd.DataFrame(rows, columns=[c.key for c in shown])
+    for c in shown[1:]:
+        if c.text:
+            frame[c.key] = frame[c.key].fillna("-").astype(str)
+            continue
         values = pd.to_numeric(frame[c.key], errors="coerce").astype(float)
         frame[c.key] = (values * 100).round(1) if c.percent else values.round(3)
-    return frame.rename(columns={c.key: c.label for c in columns})
+    return frame.rename(columns={c.key: c.label for c in shown})
 
 
 def columns_markdown(spec: GameSpec) -> str:
-    return "\n".join(f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in spec.metric_columns[1:])
+    return "\n".join(f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in columns(spec)[1:])
 
 
 def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -39,12 +44,25 @@ def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["agent · role", "role", "win rate"])
 
 
-def history_frame(api: ArenaAPI, spec: GameSpec, agents: set[str]) -> pd.DataFrame:
-    if spec.history is None:
-        return pd.DataFrame(columns=["agent", "game", "ranking_score"])
-    rows = [r for r in spec.history(m for m in api.store.iter_matches(spec.id) if not m["tag"].startswith("study:"))
-            if r["agent"] in agents]
-    return pd.DataFrame(rows, columns=["agent", "game", "ranking_score", "finished_at"])
+HISTORY_AGENTS = 8  # the plot follows the top rows only
+HISTORY_POINTS = 300  # per agent: a long history is thinned to this many points
+
+
+def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], include_studies: bool) -> pd.DataFrame:
+    """The game's value over each top agent's seats, from the stored records (no events)."""
+    label = spec.history_label
+    if spec.history is None or not rows:
+        return pd.DataFrame(columns=["agent", "game", label])
+    agents = [r["agent"] for r in rows[:HISTORY_AGENTS]]
+    played: dict[str, list] = {a: [] for a in agents}
+    for record in api.store.records(spec.id, agents=agents, exclude_prefix=None if include_studies else STUDY_PREFIX):
+        played[record["agent_id"]].append(from_row(record))
+    out = []
+    for agent, records in played.items():
+        points = spec.history(agent, records)
+        step = max(1, len(points) // HISTORY_POINTS)
+        out += [p for i, p in enumerate(points) if i % step == 0 or i == len(points) - 1]
+    return pd.DataFrame(out, columns=["agent", "game", label])
 
 
 def charted_study(spec: GameSpec) -> tuple[str, Any] | None:
@@ -71,9 +89,10 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     with gr.Accordion("What the columns mean", open=False):
         meanings = gr.Markdown(columns_markdown(default))
     with gr.Row():
-        history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", "ranking_score"]), x="game",
-                              y="ranking_score", color="agent", title="Ranking score over games",
-                              x_title="games played", y_title="ranking score")
+        label = default.history_label
+        history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", label]), x="game",
+                              y=label, color="agent", title=f"{label.replace('_', ' ').capitalize()} over games",
+                              x_title="seats played", y_title=label.replace("_", " "))
         roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
                            y="win rate", color="role", title="Win rate by role", y_lim=[0, 1])
     charted = charted_study(default)
@@ -90,10 +109,9 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
 
     def load(game_id: str, minimum: float, include: bool):
         spec = get_game(game_id)
-        rows = api.leaderboard(game_id, int(minimum), include_studies=include)
-        agents = {r["agent"] for r in rows}
+        rows = api.leaderboard(game_id, int(minimum), include_studies=include)  # computed once per click
         return (gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
-                history_frame(api, spec, agents), role_frame(spec, rows), study_frame(api, spec))
+                history_frame(api, spec, rows, include), role_frame(spec, rows), study_frame(api, spec))
 
     outputs = [table, meanings, history, roles, study]
     refresh.click(load, [game, min_games, studies], outputs, api_visibility="private")

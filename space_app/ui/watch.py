@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
-from ..games import GAMES, UnknownGame, get_game
+from ..games import GAMES, Panel, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
 from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
@@ -23,8 +23,13 @@ def matches_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
                         columns=MATCH_COLUMNS)
 
 
-def empty_votes() -> pd.DataFrame:
-    return pd.DataFrame(columns=["round", "voter", "target", "votes"])
+def empty_frame(panel: Panel) -> pd.DataFrame:
+    return pd.DataFrame(columns=list(panel.columns))
+
+
+# every registered game's panels, in one list: the Watch tab builds a component for each
+# and shows the ones of the open match's game
+SLOTS: list[tuple[str, Panel]] = [(g.id, p) for g in GAMES.values() for p in g.view.panels]
 
 
 def view_events(match: dict[str, Any] | None, view: str | None) -> list[dict[str, Any]]:
@@ -34,13 +39,13 @@ def view_events(match: dict[str, Any] | None, view: str | None) -> list[dict[str
 
 
 def render_step(match: dict[str, Any] | None, view: str, step: float) -> tuple:
-    """(position, transcript, rounds table, vote chart, markers) at 1-based `step`."""
+    """(position, transcript, markers, *every panel slot) at 1-based `step`; slots of other
+    games than the match's are left as they are."""
     if not match:
-        return ("", "<i>Open a match to replay it.</i>", pd.DataFrame(columns=["round", "seat", "statement"]),
-                empty_votes(), pd.DataFrame(columns=MARKER_COLUMNS))
+        return ("", "<i>Open a match to replay it.</i>", pd.DataFrame(columns=MARKER_COLUMNS),
+                *(empty_frame(panel) for _, panel in SLOTS))
     seat = None if view in (None, "", SPECTATOR) else view
     events = view_events(match, view)
-    panels = get_game(match["game"]).view
     names = {s["seat"]: s["agent_name"] for s in match["seats"]}
     n = len(events)
     index = max(0, min(int(step or 1) - 1, n - 1)) if n else 0
@@ -49,8 +54,12 @@ def render_step(match: dict[str, Any] | None, view: str, step: float) -> tuple:
                 if n else "No events.")
     marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
-    return (position, transcript_html(events, names, index), panels.rounds(events, index),
-            panels.votes(events, index), pd.DataFrame(marks, columns=MARKER_COLUMNS))
+    panels = [panel.build(events, index) if game == match["game"] else gr.skip() for game, panel in SLOTS]
+    return (position, transcript_html(events, names, index), pd.DataFrame(marks, columns=MARKER_COLUMNS), *panels)
+
+
+def panel_groups_for(game: str | None) -> list[Any]:
+    return [gr.update(visible=g == game) for g in GAMES]
 
 
 def header_for(match: dict[str, Any], view: str | None) -> str:
@@ -94,17 +103,24 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         with gr.Column(scale=3):
             transcript = gr.HTML("<i>Open a match to replay it.</i>", elem_id="replay-transcript")
         with gr.Column(scale=2):
-            votes = gr.BarPlot(empty_votes(), x="target", y="votes", color="voter", x_title="voted for",
-                               y_title="votes", title="Who voted for whom", y_aggregate="sum",
-                               elem_id="vote-chart")
             marks = gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label="Fouls, timeouts and errors",
-                                 interactive=False,
-                                 max_height=220)
-    rounds = gr.Dataframe(pd.DataFrame(columns=["round", "seat", "statement"]), label="Statements by round",
-                          interactive=False, max_height=300)
+                                 interactive=False, max_height=220)
+    groups = []
+    slots = []
+    for spec in GAMES.values():
+        with gr.Column(visible=spec.id == next(iter(GAMES)), elem_id=f"panels-{spec.id}") as group:
+            for i, panel in enumerate(spec.view.panels):
+                if panel.kind == "bar":
+                    slots.append(gr.BarPlot(empty_frame(panel), x=panel.x, y=panel.y, color=panel.color,
+                                            x_title=panel.x_title or None, y_title=panel.y_title or None,
+                                            title=panel.title, y_aggregate="sum", elem_id=f"panel-{spec.id}-{i}"))
+                else:
+                    slots.append(gr.Dataframe(empty_frame(panel), label=panel.title, interactive=False,
+                                              wrap=True, max_height=360, elem_id=f"panel-{spec.id}-{i}"))
+        groups.append(group)
     share = gr.Markdown("", elem_id="share-link")
 
-    step_outputs = [position, transcript, rounds, votes, marks]
+    step_outputs = [position, transcript, marks, *slots]
 
     def open_match(mid: str):
         try:
@@ -113,16 +129,17 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         except (ApiError, UnknownGame) as exc:
             msg = f"### Not found\n{markdown_text(exc)}. Check the link or pick a match from the list."
             return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
-                    gr.update(minimum=1, maximum=2, value=1), "", *render_step(None, SPECTATOR, 1))
+                    gr.update(minimum=1, maximum=2, value=1), "", *panel_groups_for(None),
+                    *render_step(None, SPECTATOR, 1))
         n = len(view_events(match, SPECTATOR))
         seats = [s["seat"] for s in match["seats"]]
         link = f"Share this replay: [`?match={match['id']}`](?match={match['id']})"
         return (match, header_for(match, SPECTATOR),
                 gr.update(choices=[SPECTATOR, *seats], value=SPECTATOR),
-                gr.update(minimum=1, maximum=max(2, n), value=n), link,
+                gr.update(minimum=1, maximum=max(2, n), value=n), link, *panel_groups_for(match["game"]),
                 *render_step(match, SPECTATOR, n))
 
-    open_outputs = [match_state, header, view, step, share, *step_outputs]
+    open_outputs = [match_state, header, view, step, share, *groups, *step_outputs]
     open_btn.click(open_match, [match_id], open_outputs, api_visibility="private")
     match_id.submit(open_match, [match_id], open_outputs, api_visibility="private")
 

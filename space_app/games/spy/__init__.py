@@ -14,7 +14,7 @@ from pathlib import Path
 from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
-from .metrics import leaderboard, score_history, seat_records
+from .metrics import history, records, row
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
 from .studies import (
@@ -52,15 +52,11 @@ def parse_pair(text: str) -> dict[str, str]:
     return {"civilian": civilian, "spy": spy}
 
 METRIC_COLUMNS = (
-    MetricColumn("agent", "agent", "the agent's id"),
-    MetricColumn("ranking_score", "ranking score", "100 + sum of its game scores − games played (WiS's ranking)"),
-    MetricColumn("rating_mu", "rating μ", "OpenSkill Plackett–Luce skill, spy vs civilians as two teams"),
-    MetricColumn("rating_sigma", "rating σ", "uncertainty of the rating"),
-    MetricColumn("games", "games", "seats played (an agent in two seats of one match counts twice)"),
-    MetricColumn("win_rate", "win %", "games won, any role", percent=True),
-    MetricColumn("win_rate_spy", "win % spy", "games won as the spy", percent=True),
-    MetricColumn("win_rate_civilian", "win % civilian", "games won as a civilian", percent=True),
-    MetricColumn("avg_score", "avg score", "mean game score (every game's scores sum to 12)"),
+    MetricColumn("ranking_score", "ranking score", "100 + sum of its game scores − seats played (WiS's ranking)"),
+    MetricColumn("win_rate", "win %", "seats won, any role", percent=True),
+    MetricColumn("win_rate_spy", "win % spy", "seats won as the spy", percent=True),
+    MetricColumn("win_rate_civilian", "win % civilian", "seats won as a civilian", percent=True),
+    MetricColumn("avg_score", "avg score", "mean game score per seat (every game's scores sum to 12)"),
     MetricColumn("avg_score_spy", "avg score spy", "mean game score as the spy"),
     MetricColumn("avg_score_civilian", "avg score civilian", "mean game score as a civilian"),
     MetricColumn("vote_accuracy", "vote accuracy", "civilian votes that named the spy ÷ civilian votes cast"),
@@ -80,13 +76,15 @@ SPEC = register(GameSpec(
     max_players=12,
     default_players=6,
     roles=(SPY, CIVILIAN),
-    leaderboard=leaderboard,
+    records=records,
+    row=row,
     metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranking score = 100 + sum of game scores − games played. Rating: OpenSkill μ ± σ. "
-                 "Click a column header to sort.",
+    ranking_note="Ranked by WiS's ranking score = 100 + sum of game scores − seats played. Rating: OpenSkill μ "
+                 "with its 95% interval, spy against civilians. Click a column header to sort.",
     view=VIEW,
-    history=score_history,
-    seat_records=seat_records,
+    sort_by="ranking_score",
+    history=history,
+    history_label="ranking_score",
     rules_doc=DOCS / "rules-spy.md",
     house_agents={
         "house:random": HouseAgent("Generic statements, random votes.", RandomAgent),

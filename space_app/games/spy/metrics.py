@@ -1,27 +1,27 @@
 """Who is the Spy metrics, recomputed from each match's stored events.
 
-Per game: the rule's scores (`games.spy.score`). Per agent: ranking score
-(100 + sum of game scores - games played), games, win rate as spy / civilian /
-overall, average score overall and by role, vote accuracy (civilian votes that
-named the spy / civilian votes cast; abstentions counted apart), average survival
-rounds by role (rounds completed while still in the game), foul rate (fouls /
-turns to speak), average latency, and an OpenSkill (Plackett-Luce) rating.
+Per game: the rule's scores (`games.spy.score`) and one record per seat (`records`:
+role, won, score, and summable stats). Per agent, from the sums of its records (`row`):
+ranking score (100 + sum of game scores - seats played), win rate as spy / civilian /
+overall, average score overall and by role, vote accuracy (civilian votes that named
+the spy / civilian votes cast; abstentions counted apart), average survival rounds by
+role (rounds completed while still in the game), foul rate (fouls / turns to speak),
+average latency. Ratings are the arena's (`space_app/rating.py`), spy against civilians.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from openskill.models import PlackettLuce
-
+from ..records import AgentTotals, SeatRecord
 from .rules import CIVILIAN, SPY, score
 
 
 @dataclass
-class SeatRecord:
+class SpySeat:
     match_id: str
     seat: str
     agent_id: str
@@ -45,7 +45,7 @@ class GameRecord:
     winner: str
     spy: str
     scores: dict[str, float]
-    seats: list[SeatRecord]
+    seats: list[SpySeat]
     attack_obeyed: int = 0
 
 
@@ -96,7 +96,7 @@ def rescore(match: dict[str, Any]) -> GameRecord:
     records = []
     for s in seats:
         role = roles[s]
-        records.append(SeatRecord(
+        records.append(SpySeat(
             match_id=match["id"], seat=s, agent_id=by_seat[s], role=role,
             score=result["scores"][s], won=(role == result["winner"]),
             survived_rounds=(eliminated[s] - 1) if s in eliminated else last_round,
@@ -106,16 +106,18 @@ def rescore(match: dict[str, Any]) -> GameRecord:
     return GameRecord(match["id"], result["winner"], spy, result["scores"], records)
 
 
-def seat_records(match: dict[str, Any]) -> list[dict[str, Any]]:
-    """One flat row per seat of a finished match (export): its role, score, votes, fouls."""
-    game = rescore(match)
-    rows = []
-    for r in game.seats:
-        row = {k: v for k, v in asdict(r).items() if k != "latency_ms"}
-        row.update(game=match["game"], winner=game.winner, calls=len(r.latency_ms),
-                   avg_latency_ms=_mean(r.latency_ms))
-        rows.append(row)
-    return rows
+def _seat_record(r: SpySeat) -> SeatRecord:
+    return SeatRecord(
+        seat=r.seat, agent_id=r.agent_id, role=r.role, team=r.role, won=r.won, score=r.score,
+        stats={"turns": r.turns, "fouls": r.fouls, "votes_cast": r.votes_cast, "votes_for_spy": r.votes_for_spy,
+               "abstentions": r.abstentions, "survived_rounds": r.survived_rounds, "calls": len(r.latency_ms),
+               "latency_ms": sum(r.latency_ms), "tokens": r.tokens})
+
+
+def records(match: dict[str, Any]) -> list[SeatRecord]:
+    """The per-seat records of a finished match (stored beside it; the teams rated are the
+    spy against the civilians)."""
+    return [_seat_record(r) for r in rescore(match).seats]
 
 
 def _mean(values: list[float]) -> float | None:
@@ -126,87 +128,35 @@ def _rate(values: list[bool]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def ratings(games: Iterable[GameRecord]) -> dict[str, tuple[float, float]]:
-    """OpenSkill Plackett-Luce, spy vs civilians as two teams, in match order.
-    An agent in several seats of one game gets the mean of its seats' updates."""
-    model = PlackettLuce()
-    current: dict[str, Any] = {}
-    for g in games:
-        spy_seats = [r for r in g.seats if r.role == SPY]
-        civ_seats = [r for r in g.seats if r.role == CIVILIAN]
-        if not spy_seats or not civ_seats:
-            continue
-        for r in g.seats:
-            current.setdefault(r.agent_id, model.rating(name=r.agent_id))
-        teams = [[current[r.agent_id] for r in spy_seats], [current[r.agent_id] for r in civ_seats]]
-        ranks = [0, 1] if g.winner == SPY else [1, 0]
-        new = model.rate(teams, ranks=ranks)
-        updates: defaultdict[str, list[tuple[float, float]]] = defaultdict(list)
-        for seats_of_team, rated in zip((spy_seats, civ_seats), new, strict=True):
-            for r, rating in zip(seats_of_team, rated, strict=True):
-                updates[r.agent_id].append((rating.mu - current[r.agent_id].mu, rating.sigma))
-        for agent_id, ups in updates.items():
-            old = current[agent_id]
-            current[agent_id] = model.rating(mu=old.mu + sum(u for u, _ in ups) / len(ups),
-                                             sigma=sum(s for _, s in ups) / len(ups), name=agent_id)
-    return {a: (r.mu, r.sigma) for a, r in current.items()}
+def row(totals: AgentTotals) -> dict[str, Any]:
+    """One agent's leaderboard columns from its summed records."""
+    every, spy, civ = totals.every, totals.role(SPY), totals.role(CIVILIAN)
+    return {
+        "ranking_score": round(100 + every.score - every.seats, 4),
+        "win_rate": every.win_rate,
+        "win_rate_spy": spy.win_rate,
+        "win_rate_civilian": civ.win_rate,
+        "avg_score": every.avg_score,
+        "avg_score_spy": spy.avg_score,
+        "avg_score_civilian": civ.avg_score,
+        "vote_accuracy": civ.ratio("votes_for_spy", "votes_cast"),
+        "civilian_votes": int(civ.get("votes_cast")),
+        "abstentions": int(every.get("abstentions")),
+        "survival_spy": spy.mean("survived_rounds"),
+        "survival_civilian": civ.mean("survived_rounds"),
+        "foul_rate": every.ratio("fouls", "turns"),
+        "avg_latency_ms": every.ratio("latency_ms", "calls"),
+        "tokens": int(every.get("tokens")),
+    }
 
 
-def leaderboard(matches: Iterable[dict[str, Any]], min_games: int = 0) -> list[dict[str, Any]]:
-    games = [rescore(m) for m in matches]
-    rated = ratings(games)
-    per_agent: defaultdict[str, list[SeatRecord]] = defaultdict(list)
-    for g in games:
-        for r in g.seats:
-            per_agent[r.agent_id].append(r)
+def history(agent: str, played: Iterable[SeatRecord]) -> list[dict[str, Any]]:
+    """The agent's ranking score after each of its seats, in the order played (for plots)."""
+    total = 0.0
     rows = []
-    for agent_id, recs in per_agent.items():
-        if len(recs) < min_games:
-            continue
-        spy = [r for r in recs if r.role == SPY]
-        civ = [r for r in recs if r.role == CIVILIAN]
-        civ_cast = sum(r.votes_cast for r in civ)
-        turns = sum(r.turns for r in recs)
-        lat = [x for r in recs for x in r.latency_ms]
-        mu, sigma = rated.get(agent_id, (25.0, 25.0 / 3))
-        rows.append({
-            "agent": agent_id,
-            "ranking_score": round(100 + sum(r.score for r in recs) - len(recs), 4),
-            "rating_mu": round(mu, 3), "rating_sigma": round(sigma, 3),
-            "rating": round(mu - 3 * sigma, 3),
-            "games": len(recs), "games_spy": len(spy), "games_civilian": len(civ),
-            "win_rate": _rate([r.won for r in recs]),
-            "win_rate_spy": _rate([r.won for r in spy]),
-            "win_rate_civilian": _rate([r.won for r in civ]),
-            "avg_score": _mean([r.score for r in recs]),
-            "avg_score_spy": _mean([r.score for r in spy]),
-            "avg_score_civilian": _mean([r.score for r in civ]),
-            "vote_accuracy": (sum(r.votes_for_spy for r in civ) / civ_cast) if civ_cast else None,
-            "civilian_votes": civ_cast,
-            "abstentions": sum(r.abstentions for r in recs),
-            "survival_spy": _mean([float(r.survived_rounds) for r in spy]),
-            "survival_civilian": _mean([float(r.survived_rounds) for r in civ]),
-            "foul_rate": (sum(r.fouls for r in recs) / turns) if turns else None,
-            "avg_latency_ms": _mean(lat),
-            "tokens": sum(r.tokens for r in recs),
-        })
-    rows.sort(key=lambda r: (-r["ranking_score"], r["agent"]))
-    return rows
-
-
-def score_history(matches: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cumulative ranking score per agent after each of its games (for plots)."""
-    totals: Counter[str] = Counter()
-    played: Counter[str] = Counter()
-    rows = []
-    for m in matches:
-        g = rescore(m)
-        for r in g.seats:
-            totals[r.agent_id] += r.score
-            played[r.agent_id] += 1
-            rows.append({"agent": r.agent_id, "game": played[r.agent_id],
-                         "ranking_score": 100 + totals[r.agent_id] - played[r.agent_id],
-                         "finished_at": r.finished_at})
+    for n, r in enumerate(played, start=1):
+        total += r.score
+        rows.append({"agent": agent, "game": n, "ranking_score": 100 + total - n})
     return rows
 
 

@@ -10,12 +10,13 @@ Each condition's matches are stored with the tag `study:<study>:<condition>:<run
 from __future__ import annotations
 
 import uuid
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..spec import Tournaments
 from .metrics import study_row
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none
+    import pandas as pd
 
 ATTACK_CONDITIONS = {"baseline": None, "attacker spy": "+attacker", "defender-injection spy": "+defender"}
 REASONING_CONDITIONS = {"without reasoning": None, "with reasoning": "+reasoning"}
@@ -66,6 +67,8 @@ ATTACK_CHART_BARS = tuple(f"{label}: {_SHORT[name]}" for label in ATTACK_CHART_M
 def attack_chart(store: Any) -> pd.DataFrame:
     """The newest stored attack/defence run: one bar per metric and condition, grouped by
     metric, conditions in the study's order."""
+    import pandas as pd
+
     runs: dict[str, float] = {}
     for m in store.list_matches(game="spy", limit=2000):
         if m["tag"].startswith("study:attack:"):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from ..spec import Panel, ReplayView
 
-from ..spec import ReplayView
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none
+    import pandas as pd
 
 
 def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
     """One row per statement: round, seat, statement (or the foul)."""
+    import pandas as pd
+
     shown = events if upto is None else events[: upto + 1]
     rows = [{"round": e["round"], "seat": e["actor"],
              "statement": e["text"] if e["kind"] == "statement" else f"FOUL — {e['text']}"}
@@ -20,6 +23,8 @@ def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.Da
 
 def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
     """Who voted for whom, per round (abstentions as 'abstain')."""
+    import pandas as pd
+
     shown = events if upto is None else events[: upto + 1]
     rows = [{"round": f"round {e['round']}", "voter": e["actor"],
              "target": (e.get("data") or {}).get("target") or "abstain", "votes": 1}
@@ -27,4 +32,8 @@ def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.Dat
     return pd.DataFrame(rows, columns=["round", "voter", "target", "votes"])
 
 
-VIEW = ReplayView(rounds=rounds_table, votes=votes_frame, result_columns=(("role", "roles"), ("word", "words")))
+VIEW = ReplayView(
+    panels=(Panel("Who voted for whom", votes_frame, kind="bar", columns=("round", "voter", "target", "votes"),
+                  x="target", y="votes", color="voter", x_title="voted for", y_title="votes"),
+            Panel("Statements by round", rounds_table, columns=("round", "seat", "statement"))),
+    result_columns=(("role", "roles"), ("word", "words")))

@@ -1,0 +1,140 @@
+"""Metrics that scale: per-seat records stored when a match ends, running totals and
+ratings read by the leaderboard, `rescore` rebuilding them from events, and a rating
+that is sound for uneven teams (one spy against five civilians)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+
+from space_app.cli import main as cli_main
+from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
+from space_app.leaderboard import board, from_matches
+from space_app.rating import SIDE, Placing, TeamRating
+from space_app.service import Arena
+from space_app.standings import catch_up, rescore
+from space_app.store import Store
+
+PAIR = {"pair": {"civilian": "tea", "spy": "coffee"}}
+
+
+def tournament(tmp_path, agents: dict[str, object], games: int, seed: int = 1) -> Arena:
+    arena = Arena(Store(tmp_path / "s.db"))
+    for name, agent in agents.items():
+        arena.catalogue.add(name, agent)
+    arena.run_in_own_loop(arena.tournament("spy", list(agents), games, seed=seed, settings=PAIR))
+    return arena
+
+
+def same_rows(a: list[dict], b: list[dict]) -> None:
+    assert [r["agent"] for r in a] == [r["agent"] for r in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.keys() == y.keys()
+        for key in x:
+            if isinstance(x[key], float):
+                assert x[key] == pytest.approx(y[key], abs=1e-9), (x["agent"], key)
+            else:
+                assert x[key] == y[key], (x["agent"], key)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    path = tmp_path_factory.mktemp("standings")
+    arena = tournament(path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 30)
+    arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 6, seed=5, settings=PAIR, tag="study:x:1"))
+    return arena.store
+
+
+def test_each_finished_match_stores_one_record_per_seat(played):
+    rows = list(played.records("spy"))
+    assert len(rows) == 36 * 6
+    assert {r["role"] for r in rows} == {"spy", "civilian"}
+    assert sum(r["role"] == "spy" for r in rows) == 36
+    # the order they were applied is the order of the matches, one number per match
+    assert len({r["rated"] for r in rows}) == 36
+
+
+def test_the_stored_leaderboard_equals_a_recomputation_from_events(played):
+    for include in (True, False):
+        stored = board(played, "spy", include_studies=include)
+        again = from_matches("spy", played.iter_matches("spy", order="rated"), include_studies=include)
+        same_rows(stored, again)
+        assert sum(r["matches"] for r in stored) >= (36 if include else 30)
+    # one tournament's tag: from its stored records, without events
+    study = board(played, "spy", tag="study:x:1")
+    assert {r["agent"] for r in study} == {"heur", "rand"} and max(r["matches"] for r in study) <= 6
+
+
+def test_rescore_agrees_then_names_a_tampered_record_and_repairs_it(played, tmp_path):
+    before = board(played, "spy")
+    report = rescore(played, "spy")
+    assert (report.matches, report.agreed, report.differed, report.failed) == (36, 36, [], {})
+    same_rows(board(played, "spy"), before)
+    victim = next(played.records("spy"))
+    with sqlite3.connect(played.url.removeprefix("sqlite:///")) as conn:
+        conn.execute("UPDATE seat_records SET score = score + 5 WHERE match_id = ? AND seat = ?",
+                     (victim["match_id"], victim["seat"]))
+    report = rescore(played, "spy")
+    assert report.differed == [victim["match_id"]] and report.agreed == 35
+    assert victim["match_id"] in "\n".join(report.lines())
+    same_rows(board(played, "spy"), before)
+
+
+def test_rescore_skips_aborted_and_error_matches_and_says_so(tmp_path, capsys):
+    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 4)
+    store = arena.store
+    seats = [{"seat": f"P{i}", "agent_id": "heur"} for i in range(1, 7)]
+    for match_id, status in (("gone-1", "aborted"), ("broke-1", "error")):
+        store.create_match(match_id, "spy", 1, seats)
+        store.finish_match(match_id, status, None, "it stopped")
+    assert cli_main(["--db", str(tmp_path / "s.db"), "rescore", "--game", "spy"]) == 0
+    out = capsys.readouterr().out
+    assert "4 finished matches rescored from their events: 4 agree" in out
+    assert "skipped (not finished, no records): 1 aborted, 1 error" in out
+    assert "gone-1" in out and "broke-1" in out
+    assert sum(r["matches"] for r in board(store, "spy")) == 8  # two agents in each of four matches
+
+
+def test_a_store_without_records_catches_up(played):
+    before = board(played, "spy")
+    played.clear_derived("spy")  # as a store written by an older version, or restored matches
+    assert board(played, "spy") == []
+    assert catch_up(played) == 36
+    same_rows(board(played, "spy"), before)
+
+
+def test_twins_share_one_rating(tmp_path):
+    """Six copies of one agent under different names: every 95% interval holds a common value."""
+    twins = {f"twin-{i}": HeuristicSpyAgent(f"twin-{i}") for i in range(6)}
+    rows = board(tournament(tmp_path, twins, 200).store, "spy")
+    assert len(rows) == 6
+    assert max(r["rating_low"] for r in rows) <= min(r["rating_high"] for r in rows)
+    assert all(r["rating_low"] <= 25.0 <= r["rating_high"] for r in rows)
+
+
+def test_a_clearly_stronger_agent_ranks_first(tmp_path):
+    agents = {"strong": HeuristicSpyAgent("strong"), **{f"weak-{i}": RandomAgent(f"weak-{i}") for i in range(5)}}
+    rows = board(tournament(tmp_path, agents, 200).store, "spy")
+    by_rating = sorted(rows, key=lambda r: -r["rating"])
+    assert by_rating[0]["agent"] == "strong"
+    assert by_rating[0]["rating_low"] > max(r["rating"] for r in by_rating[1:])
+
+
+def test_the_side_not_the_agent_absorbs_an_uneven_game():
+    """One agent always plays the lone side, which wins 20% of the time whoever plays it;
+    with sum-strength teams its μ would fall far below the others'. Here the side's
+    pseudo-player learns the 20% and the agents stay level."""
+    rng = random.Random(3)
+    rating = TeamRating()
+    agents = [f"a{i}" for i in range(6)]
+    for _ in range(600):
+        lone_wins = rng.random() < 0.2
+        rating.rate([Placing(agents[0], "lone", 0 if lone_wins else 1)]
+                    + [Placing(a, "many", 1 if lone_wins else 0) for a in agents[1:]])
+    lone, many = rating.skills[SIDE + "lone"], rating.skills[SIDE + "many"]
+    assert many.mu - lone.mu > 5
+    skills = [rating.skills[a] for a in agents]
+    assert max(s.low for s in skills) <= min(s.high for s in skills)
+    assert abs(skills[0].mu - sum(s.mu for s in skills[1:]) / 5) < 5
