@@ -31,6 +31,8 @@ from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
 from .standings import catch_up
 from .store import Store
+from .suites import SUITES, open_suite
+from .suites.run import run_suite, score
 
 if TYPE_CHECKING:
     from .sync import RecordSync
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 MAX_SEATS = 12
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
+MAX_SUITE_LIMIT = 1000  # questions one benchmark call may ask
 MAX_SPEC = 300  # characters of one seat's agent spec
 MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
 MAX_DEPTH = 8  # nesting of the settings (word pairs need 3)
@@ -298,6 +301,51 @@ class ArenaAPI:
                         "created_at": m["created_at"], "winner": result.get("winner"),
                         "seats": [f"{s['seat']}={s['agent_name']}" for s in m["seats"]]})
         return out
+
+    # -- question suites ---------------------------------------------------------------
+    async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",
+                            signed_in: bool = True) -> dict[str, Any]:
+        """Run an agent's `answer` over a shipped suite (the first `limit` questions; 0: all)
+        and return its scores. Answers are kept: a second call resumes, a cut run keeps its part."""
+        if suite not in SUITES:
+            raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+        opened = open_suite(suite)
+        agent = str(agent or "").strip()
+        if not agent:
+            raise ApiError("name the agent to benchmark (e.g. house:guess)")
+        if is_ad_hoc(agent):
+            self._check_ad_hoc(agent, signed_in)
+        try:
+            resolved = self.arena.catalogue.resolve(agent)
+            self.arena.catalogue.check_plays(agent, opened.game)
+        except UnknownAgent as exc:
+            raise ApiError(str(exc)) from exc
+        if not 0 <= int(limit) <= MAX_SUITE_LIMIT:
+            raise ApiError(f"limit must be 0 (all) to {MAX_SUITE_LIMIT}")
+        seconds = min(60.0, self.config.max_turn_seconds)
+        with self.admit(visitor):
+            try:
+                scores = await asyncio.wait_for(
+                    run_suite(self.store, opened, resolved, agent,
+                              limit=int(limit) or None, seconds=seconds),
+                    timeout=self.config.max_match_seconds)
+            except TimeoutError:
+                raise ApiError(f"the run passed this arena's limit of {self.config.max_match_seconds:g} s; "
+                               "the answers so far are kept: run it again to go on") from None
+        return scores.to_dict()
+
+    def benchmark_results(self, suite: str) -> list[dict[str, Any]]:
+        """Every agent's scores on a suite, from its stored answers (best first)."""
+        if suite not in SUITES:
+            raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+        opened = open_suite(suite)
+        items = {item.id: item.tags for item in opened.loaded.items}
+        by_agent: dict[str, list[dict[str, Any]]] = {}
+        for row in self.store.answers(suite):
+            if row["item_id"] in items:
+                by_agent.setdefault(row["agent_id"], []).append(row)
+        out = [score(suite, agent, rows, items).to_dict() for agent, rows in by_agent.items()]
+        return sorted(out, key=lambda r: (-(r["accuracy"] or 0.0), r["agent"]))
 
     def leaderboard(self, game: str = "spy", min_games: int = 0, include_studies: bool = False) -> list[dict[str, Any]]:
         """One row per agent, read from the stored standings; `min_games` counts matches."""

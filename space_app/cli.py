@@ -1,4 +1,4 @@
-"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|verify|rescore|export ...`."""
+"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|bench|verify|rescore|export ...`."""
 
 from __future__ import annotations
 
@@ -179,6 +179,48 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if counts.get("differs", 0) == 0 else 1
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .suites import open_suite
+    from .suites.run import run_suite
+    from .tables import render
+
+    suite = open_suite(args.suite)
+    if suite.loaded.dropped or suite.loaded.repaired:
+        say(suite.loaded.report(), file=sys.stderr)
+    arena = _arena(args.db)
+    arena.catalogue.check_plays(args.agent, suite.game)
+    agent = arena.catalogue.resolve(args.agent)
+    total = min(args.limit or len(suite.loaded.items), len(suite.loaded.items))
+    with tqdm(total=total, desc=f"{suite.id} · {args.agent}", unit="q", file=sys.stderr) as bar:
+        scores = arena.run_in_own_loop(run_suite(
+            arena.store, suite, agent, args.agent, limit=args.limit, concurrency=args.concurrency,
+            seconds=args.seconds, fresh=args.fresh, progress=bar.update))
+    out = scores.to_dict()
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    say(f"{suite.id}: {args.agent} answered {scores.answered} questions; "
+        f"unparsed {_pct(out['unparsed_rate'])}, timeouts/errors {_pct(out['failed_rate'])}")
+    rows = [{"type": "all", **_ci(out, "accuracy")}]
+    rows += [{"type": t, **_ci(r, "accuracy")} for t, r in out["by_type"].items()]
+    if args.by_tag:
+        rows += [{"type": t, **_ci(r, "accuracy")} for t, r in out["by_tag"].items()]
+    say(render(rows, ["type", "n", "accuracy", "95% interval"]))
+    return 0
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _ci(r: dict[str, Any], key: str) -> dict[str, Any]:
+    low, high = r[f"{key}_low"], r[f"{key}_high"]
+    return {"n": r[f"{key}_n"], "accuracy": _pct(r[key]),
+            "95% interval": "-" if low is None else f"[{100 * low:.1f}, {100 * high:.1f}]"}
+
+
 def cmd_rescore(args: argparse.Namespace) -> int:
     from .standings import rescore
 
@@ -258,6 +300,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--game", choices=sorted(GAMES), help="every stored match of this game")
     v.add_argument("--verbose", action="store_true", help="a line for identical matches too")
     v.set_defaults(func=cmd_verify)
+
+    b = sub.add_parser("bench", help="run an agent's answer over a question suite and print its accuracy")
+    b.add_argument("suite", help="a shipped suite (tom-household) or a .jsonl file in the suite format")
+    b.add_argument("--agent", required=True, help="agent spec, e.g. house:guess, house:smollm2, a registered id")
+    b.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    b.add_argument("--concurrency", type=int, default=8, help="questions in flight (1 for a local model)")
+    b.add_argument("--seconds", type=float, default=60.0, help="time allowed per answer")
+    b.add_argument("--fresh", action="store_true", help="forget this agent's stored answers and ask again")
+    b.add_argument("--json", action="store_true", help="print the scores as JSON")
+    b.add_argument("--by-tag", action="store_true", help="accuracy per tag value too (phrasing=least, ...)")
+    b.set_defaults(func=cmd_bench)
 
     r = sub.add_parser("rescore", help="derive every finished match's per-seat records again from its events, "
                        "check them against the stored ones and rebuild totals and ratings")

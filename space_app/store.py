@@ -150,6 +150,24 @@ ratings = Table(
     Column("matches", Integer, nullable=False),
 )
 
+# one agent's answer to one question of a suite (resumable: an answered item is not asked again)
+suite_answers = Table(
+    "suite_answers", metadata,
+    Column("suite", String(200), primary_key=True),
+    Column("agent_id", String(200), primary_key=True),
+    Column("item_id", String(200), primary_key=True),
+    Column("types", JSON, nullable=False, default=list),
+    Column("gold", String(40), nullable=False),
+    Column("parsed", String(200), nullable=True),  # the option the reply was read as, or None
+    Column("correct", Integer, nullable=False),
+    Column("status", String(20), nullable=False),  # ok | unparseable | timeout | error
+    Column("detail", Text, nullable=False, default=""),
+    Column("reply", Text, nullable=True),
+    Column("latency_ms", Float, nullable=False),
+    Column("tokens", Integer, nullable=False, default=0),
+    Column("created_at", Float, nullable=False),
+)
+
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
 
@@ -503,6 +521,44 @@ class Store:
             conn.execute(delete(agent_totals).where(agent_totals.c.game == game))
             conn.execute(delete(ratings).where(ratings.c.game == game))
             conn.execute(update(matches).where(matches.c.game == game).values(rated=0))
+
+    # -- question suites -------------------------------------------------------------
+    def save_answers(self, suite: str, agent_id: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        now = time.time()
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(delete(suite_answers).where(
+                suite_answers.c.suite == suite, suite_answers.c.agent_id == agent_id,
+                suite_answers.c.item_id.in_([r["item_id"] for r in rows])))
+            conn.execute(insert(suite_answers), [
+                {"suite": suite, "agent_id": agent_id, "created_at": now, **r} for r in rows])
+
+    def answers(self, suite: str, agent_id: str | None = None) -> list[dict[str, Any]]:
+        query = select(suite_answers).where(suite_answers.c.suite == suite)
+        if agent_id is not None:
+            query = query.where(suite_answers.c.agent_id == agent_id)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query.order_by(suite_answers.c.agent_id,
+                                                                 suite_answers.c.item_id)).mappings()]
+
+    def answered(self, suite: str, agent_id: str) -> set[str]:
+        query = select(suite_answers.c.item_id).where(suite_answers.c.suite == suite,
+                                                     suite_answers.c.agent_id == agent_id)
+        with self.engine.connect() as conn:
+            return {r[0] for r in conn.execute(query)}
+
+    def forget_answers(self, suite: str, agent_id: str) -> None:
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(delete(suite_answers).where(suite_answers.c.suite == suite,
+                                                     suite_answers.c.agent_id == agent_id))
+
+    def suites_answered(self) -> list[tuple[str, str, int]]:
+        """(suite, agent, answers) for every suite an agent answered."""
+        query = select(suite_answers.c.suite, suite_answers.c.agent_id, func.count()).group_by(
+            suite_answers.c.suite, suite_answers.c.agent_id)
+        with self.engine.connect() as conn:
+            return [(s, a, int(n)) for s, a, n in conn.execute(query)]
 
 
 class DerivedWriter:

@@ -112,7 +112,7 @@ def test_an_agent_is_seated_only_in_games_it_declares(tmp_path):
     # the house agents say which games they play
     listed = {a["id"]: a for a in api.list_agents()}
     assert listed["house:heuristic"]["games"] == ["spy"]
-    assert set(listed["house:smollm2"]["games"]) == set(GAMES)
+    assert set(listed["house:smollm2"]["games"]) == set(GAMES) | {"tom"}  # games and question suites
 
 
 def test_random_fill_uses_the_games_own_fast_house_agents(tmp_path):

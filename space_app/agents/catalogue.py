@@ -18,6 +18,7 @@ from sdk.egress import EgressPolicy
 
 from ..games import GAMES, HouseAgent
 from ..store import Store
+from ..suites import suite_games, suite_house_agents
 
 # House agents that play every game; each game adds its own (GameSpec.house_agents).
 GENERIC_HOUSE: dict[str, HouseAgent] = {
@@ -29,18 +30,24 @@ GENERIC_HOUSE: dict[str, HouseAgent] = {
 
 
 def house_agents() -> dict[str, HouseAgent]:
-    """Every house agent: the generic ones and each registered game's."""
+    """Every house agent: the generic ones, each registered game's and each suite's."""
     out = dict(GENERIC_HOUSE)
     for spec in GAMES.values():
         out.update(spec.house_agents)
+    for name, (description, build) in suite_house_agents().items():
+        out.setdefault(name, HouseAgent(description, build, random_fill=False))
     return out
 
 
 def house_games(name: str) -> tuple[str, ...]:
-    """The games a house agent plays."""
+    """The games (and question-suite labels) a house agent plays."""
     if name in GENERIC_HOUSE:
-        return tuple(GAMES)
-    return tuple(g.id for g in GAMES.values() if name in g.house_agents)
+        return (*GAMES, *(g for g in suite_games() if g not in GAMES))
+    games = [g.id for g in GAMES.values() if name in g.house_agents]
+    if name in suite_house_agents():
+        built = suite_house_agents()[name][1]
+        games += [g for g in getattr(built, "games", suite_games()) if g not in games]
+    return tuple(games)
 
 
 def wrappers() -> dict[str, Callable[[Agent], Agent]]:

@@ -1,4 +1,4 @@
-"""The arena Space: Play, Watch, Leaderboard, Agents, About, plus the API."""
+"""The arena Space: Play, Watch, Leaderboard, Suites, Agents, About, plus the API."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from .common import CSS, THEME
 from .endpoints import register_endpoints
 from .leaderboard import build_leaderboard_tab
 from .play import build_play_tab
+from .suites_tab import build_suites_tab
 from .watch import build_watch_tab
 
 
@@ -33,6 +34,8 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 watch = build_watch_tab(api)
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
                 board = build_leaderboard_tab(api)
+            with gr.Tab("Suites", id="suites") as suites_tab:
+                suites = build_suites_tab(api)
             with gr.Tab("Agents", id="agents") as agents_tab:
                 agents = build_agents_tab(api)
             with gr.Tab("About", id="about"):
@@ -43,6 +46,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
         agents_tab.select(agents["refresh"], None, agents["listing"], api_visibility="private")
+        suites_tab.select(suites["load"], suites["inputs"], suites["outputs"], api_visibility="private")
 
         def on_load(request: gr.Request):
             match_id = (request.query_params.get("match") or "").strip() if request else ""

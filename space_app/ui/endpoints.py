@@ -1,5 +1,6 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
-list_agents, run_match, cancel_match, get_match, list_matches, leaderboard.
+list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, run_benchmark,
+benchmark_results.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
 from __future__ import annotations
@@ -148,6 +149,22 @@ def register_endpoints(api: ArenaAPI) -> None:
         """Per-agent ranking score, rating, win rates, vote accuracy, foul rate, latency."""
         return api.leaderboard(str(game or ""), int(min_games or 0))
 
+    async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
+                            request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """Run an agent's `answer` over a question suite (its first `limit` questions; 0: all).
+        Returns accuracy with its 95% interval, per question type, and the unparsed rate."""
+        visitor, signed = caller(request)
+        return await api.run_benchmark(str(suite or ""), str(agent or ""), int(limit or 0), visitor=visitor,
+                                       signed_in=signed)
+
+    def benchmark_results(suite: str = "tom-household") -> list:
+        """Every agent's stored scores on a suite, best first."""
+        return api.benchmark_results(str(suite or ""))
+
+    run_benchmark = refusals(run_benchmark)
+    benchmark_results = refusals(benchmark_results)
+    gr.api(run_benchmark, api_name="run_benchmark", concurrency_limit=None)
+    gr.api(benchmark_results, api_name="benchmark_results", concurrency_limit=None)
     register_agent = refusals(register_agent)
     run_match = refusals(run_match)
     cancel_match = refusals(cancel_match)

@@ -1,0 +1,27 @@
+"""Question suites answered through an agent's `answer`: the format (`items`), the runner
+and its scores (`run`), the registry of shipped suites (`registry`), and the suites
+themselves (each a folder that generates its file, e.g. `tom_household`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .baselines import GuessAgent
+from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
+
+DATA = Path(__file__).resolve().parent / "data"
+
+register(SuiteSource(
+    id="tom-household",
+    title="Household Theory of Mind (belief, social goal, belief of goal)",
+    path=DATA / "tom_household.jsonl",
+    game="tom",
+    describe="two people in a generated home; 600 three-option questions, 200 per type, each conditioned so "
+             "exactly one option fits, provable from the simulated events",
+    types=("belief", "social_goal", "belief_of_goal"),
+    regenerate="python -m space_app.suites.tom_household --out space_app/suites/data/tom_household.jsonl",
+    house_agents={"house:guess": (GuessAgent.description, GuessAgent)},
+))
+
+__all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
+           "suite_house_agents"]

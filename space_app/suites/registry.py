@@ -1,0 +1,81 @@
+"""The suites the arena ships (each registers itself, like a game) and how a name given on
+the command line or the API becomes a suite: a registered id, or a path to a JSON Lines
+file in the suite format (`space_app/suites/items.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sdk import Agent
+
+from .items import LoadedSuite, load_suite
+
+
+@dataclass(frozen=True)
+class SuiteSource:
+    id: str
+    title: str
+    path: Path
+    game: str  # the Observation's game label agents see (and must declare), e.g. "tom"
+    describe: str
+    types: tuple[str, ...]
+    regenerate: str = ""  # the command that rebuilds the shipped file byte-for-byte
+    house_agents: dict[str, tuple[str, Callable[[], Agent]]] = field(default_factory=dict)
+
+
+SUITES: dict[str, SuiteSource] = {}
+
+
+class UnknownSuite(ValueError):
+    pass
+
+
+def register(source: SuiteSource) -> SuiteSource:
+    if not source.id or source.id in SUITES:
+        raise ValueError(f"suite {source.id!r}: a unique id is needed")
+    SUITES[source.id] = source
+    return source
+
+
+def suite_games() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.game for s in SUITES.values()))
+
+
+def suite_house_agents() -> dict[str, tuple[str, Callable[[], Agent]]]:
+    out: dict[str, tuple[str, Callable[[], Agent]]] = {}
+    for source in SUITES.values():
+        out.update(source.house_agents)
+    return out
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A suite ready to run: its id (where answers are stored), its game label, its items."""
+
+    id: str
+    game: str
+    loaded: LoadedSuite
+    title: str = ""
+
+
+def open_suite(name: str) -> Suite:
+    """A registered suite by id, or a suite file by path (its id is the file's stem)."""
+    if name in SUITES:
+        source = SUITES[name]
+        return Suite(source.id, source.game, load_suite(source.path), source.title)
+    path = Path(name)
+    if path.suffix in (".jsonl", ".json") or path.exists():
+        if not path.is_file():
+            raise UnknownSuite(f"no suite file {name!r}")
+        loaded = load_suite(path)
+        labels = {item.suite for item in loaded.items if item.suite}
+        game = next((SUITES[s].game for s in labels if s in SUITES), "tom")
+        return Suite(f"file:{path.stem}", game, loaded, path.name)
+    known = ", ".join(sorted(SUITES)) or "none"
+    raise UnknownSuite(f"unknown suite {name!r}; known: {known} (or give a .jsonl file in the suite format)")
+
+
+__all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
+           "suite_house_agents"]

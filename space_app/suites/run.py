@@ -1,0 +1,121 @@
+"""Run an agent's `answer` over a question suite and score it.
+
+Each item becomes one `answer` observation (the context as a whole document, the
+question as the instruction, labelled options with their texts, images attached), sent
+through the match runner's own call (time limit by cancellation, bounded reply, the same
+parsing). Calls run concurrently; answers are stored as they come, so an interrupted run
+resumes where it stopped. Scores: accuracy overall and per question type with 95% Wilson
+intervals, and the unparsed and failed rates beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sdk import Agent
+from sdk.observation import Document, Limits, Observation, PrivateInfo
+
+from ..games.base import Request
+from ..runner import call_agent
+from ..stats import Rate
+from ..store import Store
+from .items import SuiteItem
+from .registry import Suite
+
+READER = "reader"  # the one "seat" of a suite
+
+
+def observation(item: SuiteItem, game: str, seconds: float) -> Observation:
+    docs = [Document(title="Scenario", kind="context", text=item.context)] if item.context else []
+    return Observation(
+        game=game, phase="question", verb="answer", you=READER, private=PrivateInfo(documents=docs),
+        options=list(item.options), option_texts=dict(item.options), instruction=item.question,
+        images=list(item.images), limits=Limits(max_chars=2000, seconds=seconds), match_id=item.id)
+
+
+@dataclass
+class SuiteScores:
+    suite: str
+    agent: str
+    answered: int
+    accuracy: Rate
+    by_type: dict[str, Rate] = field(default_factory=dict)
+    unparsed: Rate = field(default_factory=lambda: Rate(0, 0))
+    failed: Rate = field(default_factory=lambda: Rate(0, 0))
+    extra: dict[str, Rate] = field(default_factory=dict)  # by tag values, e.g. phrasing=least
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"suite": self.suite, "agent": self.agent, "answered": self.answered}
+        out.update(self.accuracy.to_dict("accuracy"))
+        out.update(self.unparsed.to_dict("unparsed_rate"))
+        out.update(self.failed.to_dict("failed_rate"))
+        out["by_type"] = {t: r.to_dict("accuracy") for t, r in self.by_type.items()}
+        out["by_tag"] = {t: r.to_dict("accuracy") for t, r in self.extra.items()}
+        return out
+
+
+def score(suite: str, agent: str, rows: list[dict[str, Any]],
+          tags: dict[str, dict[str, Any]] | None = None) -> SuiteScores:
+    """Scores of stored answers (`Store.answers` rows); `tags` (item id -> tags) adds
+    accuracy per tag value."""
+    correct = sum(int(r["correct"]) for r in rows)
+    by_type: dict[str, list[int]] = {}
+    by_tag: dict[str, list[int]] = {}
+    for r in rows:
+        for t in r["types"] or ["(untyped)"]:
+            by_type.setdefault(t, []).append(int(r["correct"]))
+        for key, value in ((tags or {}).get(r["item_id"]) or {}).items():
+            if isinstance(value, (str, int, bool)) and value != "" and key != "episode":
+                by_tag.setdefault(f"{key}={value}", []).append(int(r["correct"]))
+    n = len(rows)
+    return SuiteScores(
+        suite, agent, n, Rate(correct, n),
+        {t: Rate(sum(v), len(v)) for t, v in sorted(by_type.items())},
+        Rate(sum(r["status"] == "unparseable" for r in rows), n),
+        Rate(sum(r["status"] in ("timeout", "error") for r in rows), n),
+        {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())})
+
+
+def answer_row(item: SuiteItem, data: dict[str, Any], parsed: str | None) -> dict[str, Any]:
+    return {"item_id": item.id, "types": list(item.types), "gold": item.answer, "parsed": parsed,
+            "correct": int(parsed == item.answer), "status": data["status"], "detail": data["detail"] or "",
+            "reply": data["reply"], "latency_ms": data["latency_ms"],
+            "tokens": int(data["prompt_tokens"] or 0) + int(data["completion_tokens"] or 0)}
+
+
+async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, limit: int | None = None,
+                    concurrency: int = 8, seconds: float = 60.0, fresh: bool = False,
+                    progress: Callable[[int], None] | None = None) -> SuiteScores:
+    """Ask every item not answered yet (the first `limit` items of the suite), store the
+    answers as they come, and score every stored answer of those items."""
+    items = suite.loaded.items[:limit] if limit else suite.loaded.items
+    if fresh:
+        store.forget_answers(suite.id, agent_id)
+    done = store.answered(suite.id, agent_id)
+    todo = [item for item in items if item.id not in done]
+    gate = asyncio.Semaphore(max(1, concurrency))
+    pending: list[dict[str, Any]] = []
+
+    async def one(item: SuiteItem) -> None:
+        async with gate:
+            outcome, record = await call_agent(agent, Request(READER, observation(item, suite.game, seconds)))
+        pending.append(answer_row(item, record.data, outcome.text if outcome.ok else None))
+        if len(pending) >= 20:
+            store.save_answers(suite.id, agent_id, pending[:])
+            pending.clear()
+        if progress is not None:
+            progress(1)
+
+    try:
+        await asyncio.gather(*(one(item) for item in todo))
+    finally:
+        store.save_answers(suite.id, agent_id, pending)  # what was answered is kept, even if interrupted
+    wanted = {item.id for item in items}
+    rows = [r for r in store.answers(suite.id, agent_id) if r["item_id"] in wanted]
+    return score(suite.id, agent_id, rows, {item.id: item.tags for item in items})
+
+
+__all__ = ["READER", "SuiteScores", "observation", "run_suite", "score"]
