@@ -9,12 +9,12 @@ from .llm_agent import LLMAgent
 from .memory import MatchMemory
 from .observation import ABSTAIN, Document, HistoryItem, Limits, Observation, PrivateInfo
 from .parsing import Choice, parse_choice
-from .usage import LLMText, Usage
+from .usage import LLMText, Usage, with_notes
 
 __all__ = [
     "ABSTAIN", "Agent", "AgentError", "Choice", "Document", "HistoryItem", "LLMAgent", "LLMText", "Limits",
     "MatchMemory", "Observation", "PrivateInfo", "RemoteAgent", "Reply", "Usage", "__version__",
-    "local_caller", "openai_caller", "parse_choice", "scripted_caller", "serve",
+    "local_caller", "openai_caller", "parse_choice", "scripted_caller", "serve", "with_notes",
 ]
 
 

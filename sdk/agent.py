@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .observation import Observation
-from .usage import Usage, usage_of
+from .usage import Usage, notes_of, usage_of
 
 # Local agents run here when called from async code. Larger than asyncio's default
 # (min(32, cores + 4)) so that many concurrent matches with slow local agents do not
@@ -57,7 +57,8 @@ class Agent:
     def act(self, obs: Observation) -> Reply:
         """Dispatch on `obs.verb`; the runner calls this."""
         text = getattr(self, obs.verb)(obs)
-        return Reply(text=text, usage=usage_of(text))
+        notes = notes_of(text)
+        return Reply(text=text, usage=usage_of(text), meta={"notes": notes} if notes else {})
 
     async def aact(self, obs: Observation) -> Reply:
         """Async form used by the runner. Local agents run in a worker thread;

@@ -71,6 +71,9 @@ def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
         "instruction": obs.instruction,
         "options": obs.options_text(),
         "options_line": f"Options: {obs.options_text()}.\n" if obs.options else "",
+        # one option per line, "A) its text" (for answer templates that list them)
+        "options_lines": "\n".join(f"{o}) {obs.option_texts[o]}" if o in obs.option_texts else o
+                                   for o in obs.options),
         "pick": str(obs.pick),
         "pick_hint": pick_hint,
         "abstain": " You may also answer 'abstain'." if obs.allow_abstain else "",

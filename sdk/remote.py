@@ -202,7 +202,8 @@ class RemoteAgent(Agent):
                 parsed = Usage.model_validate(usage)
             except ValueError:
                 parsed = None
-        return Reply(text=text, usage=parsed)
+        notes = value.get("notes") if isinstance(value, dict) else None
+        return Reply(text=text, usage=parsed, meta={"notes": notes} if isinstance(notes, dict) and notes else {})
 
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
         ends = time.monotonic() + deadline

@@ -99,11 +99,14 @@ def serve(agent: Agent, secret: str | None = None, title: str | None = None) -> 
         return endpoint
 
     def act(observation: dict, secret: str = "") -> dict:
-        """Any verb (from observation.verb): returns {'text', 'usage'}."""
+        """Any verb (from observation.verb): returns {'text', 'usage'} (and 'notes', private ones)."""
         guard(secret)
         reply = _run(agent, _validate(observation, None))
         usage = reply.usage.model_dump() if reply.usage else None
-        return {"text": reply.text, "usage": usage}
+        out = {"text": reply.text, "usage": usage}
+        if reply.meta.get("notes"):
+            out["notes"] = reply.meta["notes"]
+        return out
 
     def try_it(observation_json: str, secret_text: str) -> str:
         try:

@@ -24,15 +24,29 @@ class Usage(BaseModel):
 
 
 class LLMText(str):
-    """A str that also carries the token usage of the call that produced it."""
+    """A str that also carries the token usage of the call that produced it, and optional
+    private notes (e.g. an Avalon agent's chosen intentions and its private THINK)."""
 
     usage: Usage | None
+    notes: dict | None
 
-    def __new__(cls, text: str, usage: Usage | None = None) -> LLMText:
+    def __new__(cls, text: str, usage: Usage | None = None, notes: dict | None = None) -> LLMText:
         obj = super().__new__(cls, text)
         obj.usage = usage
+        obj.notes = notes
         return obj
 
 
 def usage_of(text: object) -> Usage | None:
     return getattr(text, "usage", None)
+
+
+def with_notes(text: str, notes: dict) -> LLMText:
+    """A reply that carries private notes: the arena records them where only this seat and
+    spectators can see them (never another seat), e.g. `with_notes(speech, {"think": ...})`."""
+    return LLMText(str(text), usage_of(text), notes)
+
+
+def notes_of(text: object) -> dict | None:
+    notes = getattr(text, "notes", None)
+    return notes if isinstance(notes, dict) else None

@@ -305,7 +305,7 @@ class ArenaAPI:
     # -- question suites ---------------------------------------------------------------
     async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",
                             signed_in: bool = True) -> dict[str, Any]:
-        """Run an agent's `answer` over a shipped suite (the first `limit` questions; 0: all)
+        """Run an agent's `answer` over a shipped suite (a fixed sample of `limit` questions; 0: all)
         and return its scores. Answers are kept: a second call resumes, a cut run keeps its part."""
         if suite not in SUITES:
             raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")

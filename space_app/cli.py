@@ -117,12 +117,24 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     with tqdm(total=args.games, desc=f"{args.game} tournament", unit="match", file=sys.stderr) as bar:
         outcomes = arena.run_in_own_loop(arena.tournament(
             args.game, args.seats, args.games, seed=args.seed, concurrency=args.concurrency,
-            settings=_settings(args), tag=args.tag, progress=lambda _: bar.update(1)))
+            settings=_settings(args), tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
+            progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]
     say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
           f"store: {arena.store.url}")
     print_leaderboard(arena.store, args.game, args.tag, args.min_games)
     return 0 if not failed else 1
+
+
+def _role_specs(given: list[str] | None) -> dict[str, str] | None:
+    """--role merlin=house:avalon-random (repeatable): who plays every seat dealt that role."""
+    out = {}
+    for item in given or []:
+        role, _, spec = item.partition("=")
+        if not role or not spec:
+            raise ValueError(f"--role {item!r}: give ROLE=AGENT, e.g. merlin=house:avalon-random")
+        out[role.strip()] = spec.strip()
+    return out or None
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -274,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--concurrency", type=int, default=16)
     t.add_argument("--min-games", type=int, default=0)
+    t.add_argument("--players", type=int, default=None, help="seats per match (default: the game's)")
+    t.add_argument("--role", action="append", metavar="ROLE=AGENT",
+                   help="seat this agent wherever ROLE is dealt (repeatable), e.g. merlin=house:avalon-random")
     t.set_defaults(func=cmd_tournament)
 
     lb = sub.add_parser("leaderboard", help="print the leaderboard recomputed from the store")
@@ -304,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run an agent's answer over a question suite and print its accuracy")
     b.add_argument("suite", help="a shipped suite (tom-household) or a .jsonl file in the suite format")
     b.add_argument("--agent", required=True, help="agent spec, e.g. house:guess, house:smollm2, a registered id")
-    b.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    b.add_argument("--limit", type=int, default=None,
+                   help="a fixed sample of N questions spread over the file (a larger N includes a smaller one's)")
     b.add_argument("--concurrency", type=int, default=8, help="questions in flight (1 for a local model)")
     b.add_argument("--seconds", type=float, default=60.0, help="time allowed per answer")
     b.add_argument("--fresh", action="store_true", help="forget this agent's stored answers and ask again")
@@ -316,6 +332,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "check them against the stored ones and rebuild totals and ratings")
     r.add_argument("--game", choices=sorted(GAMES), help="only this game (default: every game)")
     r.set_defaults(func=cmd_rescore)
+
+    from .suites.muma_import import register_subcommand
+
+    register_subcommand(sub)  # import-muma-tom: the published MuMA-ToM files as a suite
 
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
     e.add_argument("--game", required=True, choices=sorted(GAMES))

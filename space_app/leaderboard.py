@@ -28,7 +28,7 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
         MetricColumn("rating_low", "μ 95% low", "lower end of the rating's 95% interval (μ − 1.96σ)"),
         MetricColumn("rating_high", "μ 95% high", "upper end of the rating's 95% interval (μ + 1.96σ)"),
     ]
-    for role in spec.roles:
+    for role in spec.record_roles:
         generic.append(MetricColumn(f"rating_{role}_ci", f"rating as {role} ±95%",
                                     f"the agent's rating in {role} seats: μ ± half its 95% interval", text=True))
         generic.append(MetricColumn(f"matches_{role}", f"matches as {role}", f"matches played as {role}"))
@@ -50,7 +50,7 @@ def rows_from(spec: GameSpec, totals: dict[str, AgentTotals], agent_skills: dict
         overall = _interval(agent_skills.get(agent))
         row: dict[str, Any] = {"agent": agent, "matches": t.every.matches, "seats": t.every.seats,
                                "rating": overall["mu"], "rating_low": overall["low"], "rating_high": overall["high"]}
-        for role in spec.roles:
+        for role in spec.record_roles:
             per_role = _interval(role_skills.get((agent, role)))
             row[f"matches_{role}"] = t.role(role).matches
             row[f"rating_{role}"] = per_role["mu"]

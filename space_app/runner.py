@@ -10,6 +10,7 @@ latency, tokens and outcome. Many matches run concurrently on one event loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from sdk.parsing import parse_choice
 from .games.base import SPECTATORS, Event, Game, Outcome, Request
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
+MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
 EventSink = Callable[[list[tuple[int, Event]]], None]  # new events, with their seq
 
 
@@ -53,6 +55,18 @@ def new_match_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def bounded_notes(notes: Any) -> dict[str, Any] | None:
+    """An agent's private notes as JSON data, or None when absent, not a dict, not JSON or too
+    long (an agent cannot make the record or the game carry more than MAX_NOTES characters)."""
+    if not isinstance(notes, dict) or not notes:
+        return None
+    try:
+        text = json.dumps(notes, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return json.loads(text) if len(text) <= MAX_NOTES else None
+
+
 def outcome_text(raw: str, obs: Observation) -> tuple[str | None, str, str]:
     """What the game is handed for a reply: (text, status, detail). Votes (and answers
     with options) are parsed to an exact option; statements are stripped and cut to the
@@ -80,10 +94,12 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
     started = time.perf_counter()
     raw: Any = None
     usage = None
+    notes: dict[str, Any] | None = None
     status, detail = "ok", ""
     try:
         reply = await asyncio.wait_for(agent.aact(obs), timeout=limit + grace)
         raw, usage = reply.text, reply.usage
+        notes = bounded_notes((reply.meta or {}).get("notes"))
         if not isinstance(raw, str):
             status, detail = "error", f"bad_reply: reply is {type(raw).__name__}, not text"
     except TimeoutError:
@@ -109,11 +125,14 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
     }
     if isinstance(raw, str) and len(raw) > MAX_RECORDED_REPLY and text is not None:
         data["given"] = text  # the record's reply is cut: keep what the game got, for `verify`
+    if notes is not None and status == "ok":
+        data["notes"] = notes
     record = Event(
         kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
         text=detail or status, data=data,
     )
-    return Outcome(seat=request.seat, text=text, status=status, detail=detail), record
+    return Outcome(seat=request.seat, text=text, status=status, detail=detail,
+                   notes=notes if status == "ok" else None), record
 
 
 async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,

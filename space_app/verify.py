@@ -54,13 +54,15 @@ def _outcome(request: Request, call: dict[str, Any]) -> Outcome:
     data = call.get("data") or {}
     status = data.get("status")
     if status == "ok":
+        notes = data.get("notes") if isinstance(data.get("notes"), dict) else None
         if "given" in data:
-            return Outcome(request.seat, data["given"], "ok", data.get("detail") or "")
+            return Outcome(request.seat, data["given"], "ok", data.get("detail") or "", notes)
         reply = data.get("reply")
         if not isinstance(reply, str):
             raise _Mismatch(call["seq"], "a call marked ok carries no reply")
         text, replayed_status, detail = outcome_text(reply, request.observation)
-        return Outcome(request.seat, text, replayed_status, detail)  # type: ignore[arg-type]
+        return Outcome(request.seat, text, replayed_status, detail,  # type: ignore[arg-type]
+                       notes if replayed_status == "ok" else None)
     if status in ("timeout", "error", "unparseable"):
         return Outcome(request.seat, None, status, data.get("detail") or "")
     raise _Mismatch(call["seq"], f"a call record with an unknown status {status!r}")

@@ -216,3 +216,66 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
     expect(page.locator("#play-result")).to_contain_text("you (")
     screenshot(page, "human-seat")
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+def test_an_avalon_replay_shows_its_panels_and_a_seats_private_knowledge(page, arena_url):
+    """A demo Avalon match replayed through its share link: the quest track and the proposal
+    grid, roles for spectators, and P1's own role text (nothing else's) in P1's view."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    client = Client(arena_url, verbose=False)
+    listed = client.predict("avalon", "", "finished", 5, api_name="/list_matches")
+    assert listed, "the demo warm-up plays an Avalon match"
+    match_id = listed[0]["id"]
+    page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
+    expect(page.locator("#replay-header")).to_contain_text("Avalon")
+    expect(page.locator("#replay-header")).to_contain_text("merlin")  # spectators see the roles
+    panels = page.locator("#panels-avalon")
+    expect(panels).to_be_visible()
+    expect(page.locator("#panels-spy")).to_be_hidden()
+    expect(panels).to_contain_text("Quest track")
+    expect(panels).to_contain_text("Proposals and votes")
+    transcript = page.locator("#replay-transcript")
+    expect(transcript).to_contain_text("proposes")
+    screenshot(page, "avalon-watch")
+    page.locator("#replay-view").get_by_text("P1", exact=True).click()
+    expect(page.locator("#replay-position")).to_contain_text("what P1 saw")
+    expect(transcript).to_contain_text("You are")
+    assert transcript.locator(".da-secret").count() >= 1
+    assert "Traceback" not in page.locator("body").inner_text()
+
+
+def test_a_visitor_takes_an_avalon_seat_and_plays_a_turn(page, arena_url):
+    """Pick Avalon and seat P2, answer the first thing the page asks (with P2's private role
+    shown to them), see the game move on, then stop the match."""
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    page.locator("#play-game input").click()
+    page.get_by_role("option", name="Avalon", exact=True).click()
+    expect(page.locator("#play-game input")).to_have_value("Avalon")
+    page.locator("#my-seat input").click()
+    page.get_by_role("option", name="P2", exact=True).click()
+    page.locator("#start-match").click()
+    question = page.wait_for_function(ASKED_OR_FINISHED, timeout=WAIT).json_value()
+    assert question != "FINISHED" and "Your turn, P2." in question
+    assert "You are" in question  # the seat's own role and knowledge, shown to this person only
+    options = re.findall(r"\bP\d+\b", question.split("Options:", 1)[1]) if "Options:" in question else []
+    team = re.search(r"pick (\d+)", question)
+    if "approve" in question:
+        text = "approve"
+    elif options:
+        text = ", ".join(dict.fromkeys(options))[: 4 * int(team.group(1)) if team else 2]
+    else:
+        text = "I would start with a small team of people who spoke plainly."
+    before = page.locator("#human-prompt").text_content()
+    page.locator("#human-reply textarea, #human-reply input").first.fill(text)
+    page.locator("#send-reply").click()
+    page.wait_for_function("([sel, prev]) => document.querySelector(sel).textContent !== prev",
+                           arg=["#human-prompt", before], timeout=WAIT)
+    expect(page.locator("#live-transcript")).to_contain_text("P2")
+    screenshot(page, "avalon-human-seat")
+    page.locator("#stop-match").click()
+    expect(page.locator("#play-status")).to_contain_text("Stop", timeout=WAIT)
+    assert "Traceback" not in page.locator("body").inner_text()

@@ -14,6 +14,7 @@ import pytest
 from sdk import Agent, Observation
 from space_app.games import GAMES, get_game
 from space_app.games.base import Outcome
+from space_app.leaderboard import board, columns
 from space_app.runner import SeatAgent
 from space_app.service import Arena, MatchPlan
 from space_app.store import Store
@@ -201,6 +202,25 @@ def test_protocol_requests_and_results(game):
         assert result["winner"] and set(result["roles"]) == set(g.seats)
         assert set(result["roles"].values()) <= set(spec.roles)
         assert g.pending() == []
+
+
+@pytest.mark.parametrize("game", GAME_IDS)
+def test_a_finished_match_gives_one_record_per_seat_and_a_full_leaderboard_row(tmp_path, game):
+    spec = get_game(game)
+    record, _ = run(tmp_path / "r.db", game, seed=3)
+    assert record["status"] == "finished"
+    records = spec.records(record)
+    assert sorted(r.seat for r in records) == sorted(s["seat"] for s in record["seats"])
+    assert {r.role for r in records} <= set(spec.record_roles)
+    won = {r.team for r in records if r.won}
+    assert len(won) <= 1, "seats of one team win or lose together"
+    store = Store(tmp_path / "r.db")
+    rows = board(store, game)
+    store.close()
+    assert rows
+    keys = {c.key for c in columns(spec)}
+    assert all(keys <= set(r) for r in rows), keys - set(rows[0])
+    assert sum(r["matches"] for r in rows) >= 1
 
 
 @pytest.mark.parametrize("game", GAME_IDS)

@@ -20,7 +20,7 @@ from space_app.stats import wilson
 from space_app.store import Store
 from space_app.suites import SUITES, open_suite
 from space_app.suites.items import SuiteFileError, load_suite
-from space_app.suites.run import run_suite
+from space_app.suites.run import first_n, run_suite
 
 FIXTURES = Path(__file__).parent / "fixtures" / "suites"
 
@@ -98,7 +98,7 @@ def test_scores_per_type_with_intervals_and_a_resumed_run_asks_only_the_rest(tmp
     second = asyncio.run(run_suite(store, suite, agent, "oracle", limit=60, concurrency=4))
     assert second.answered == 60 and len(agent.asked) == 60, "answered questions are not asked again"
     assert len(set(agent.asked)) == 60
-    items = suite.loaded.items[:60]
+    items = suite.loaded.items
     beliefs = sum("belief" in i.types for i in items)
     assert second.accuracy.k == beliefs and second.by_type["belief"].value == 1.0
     assert second.by_type["social_goal"].value == 0.0
@@ -145,7 +145,7 @@ def test_run_benchmark_through_gradio_client(tmp_path, launch):
         reg = client.predict(agent_url, "always-a", "", "", "remote", "me", api_name="/register_agent")
         scores = client.predict("tom-household", reg["agent_id"], 24, api_name="/run_benchmark")
         assert scores["answered"] == 24 and scores["unparsed_rate"] == 0.0
-        expected = sum(i.answer == "A" for i in open_suite("tom-household").loaded.items[:24])
+        expected = sum(i.answer == "A" for i in first_n(open_suite("tom-household").loaded.items, 24))
         assert round(scores["accuracy"] * 24) == expected
         assert scores["accuracy_n"] == 24 and scores["accuracy_low"] <= scores["accuracy"]
         client.predict("tom-household", "house:guess", 24, api_name="/run_benchmark")

@@ -3,7 +3,7 @@ GameSpec; this is the only module that imports the game folders."""
 
 from __future__ import annotations
 
-from . import spy  # noqa: F401 - registers itself
+from . import avalon, spy  # noqa: F401 - each registers itself
 from .base import Event, Game, Outcome, Request
 from .registry import GAMES, UnknownGame, get_game, register
 from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, Panel, ReplayView, Study

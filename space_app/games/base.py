@@ -74,6 +74,9 @@ class Outcome:
     text: str | None  # None when there is no usable reply
     status: OutcomeStatus = "ok"
     detail: str = ""
+    # the agent's private notes on this reply (bounded JSON), for games that record them where
+    # only this seat and spectators see them; None when it gave none
+    notes: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

@@ -98,7 +98,7 @@ class GameSpec:
     min_players: int
     max_players: int
     default_players: int
-    roles: tuple[str, ...]  # the roles/sides a seat can have, for per-role columns and plots
+    roles: tuple[str, ...]  # every role a seat can be dealt (a result's `roles` values)
     # the game's metrics: a finished match's events -> one SeatRecord per seat (role, team,
     # won, score, summable stats), derived once when it ends and stored beside it
     records: Callable[[MatchRecord], list[Any]]
@@ -108,6 +108,9 @@ class GameSpec:
     ranking_note: str  # how the leaderboard is ordered, shown above it
     view: ReplayView
     sort_by: str = "rating"  # the column rows are ranked by (highest first)
+    # the sides a seat plays for, as its records' `role` (per-side leaderboard columns, ratings
+    # and plots); empty: the roles themselves are the sides (spy: spy, civilian)
+    sides: tuple[str, ...] = ()
     # one agent's stored records in the order played -> rows {agent, game (n-th played), <value>}
     # for the "over games" plot, and the value's label
     history: Callable[[str, Iterable[Any]], list[dict[str, Any]]] | None = None
@@ -126,6 +129,11 @@ class GameSpec:
     rules_version: int = 1
     # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
     replay_note: Callable[[MatchRecord], str | None] | None = None
+
+    @property
+    def record_roles(self) -> tuple[str, ...]:
+        """What a seat record's `role` can be: the sides, or the roles when sides are the roles."""
+        return self.sides or self.roles
 
     def seat_names(self, n: int) -> list[str]:
         return self.seat_namer(n) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .baselines import GuessAgent
+from .reference import cot_local, direct_local
 from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -20,7 +21,11 @@ register(SuiteSource(
              "exactly one option fits, provable from the simulated events",
     types=("belief", "social_goal", "belief_of_goal"),
     regenerate="python -m space_app.suites.tom_household --out space_app/suites/data/tom_household.jsonl",
-    house_agents={"house:guess": (GuessAgent.description, GuessAgent)},
+    house_agents={
+        "house:guess": (GuessAgent.description, GuessAgent),
+        "house:direct-local": ("The embedded model asked for the letter directly.", direct_local),
+        "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
+    },
 ))
 
 __all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",

@@ -11,6 +11,7 @@ intervals, and the unparsed and failed rates beside them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,17 @@ def score(suite: str, agent: str, rows: list[dict[str, Any]],
         {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())})
 
 
+def first_n(items: list[SuiteItem], limit: int | None) -> list[SuiteItem]:
+    """The questions a `limit` asks: the first N in a fixed order spread over the whole file (by
+    a hash of each id), so a sample mixes every question type however the file is sorted, and a
+    larger limit asks the smaller one's questions and more (a resumed run only adds)."""
+    if not limit or limit >= len(items):
+        return list(items)
+    ranked = sorted(items, key=lambda item: hashlib.sha256(item.id.encode()).hexdigest())
+    chosen = {item.id for item in ranked[:limit]}
+    return [item for item in items if item.id in chosen]
+
+
 def answer_row(item: SuiteItem, data: dict[str, Any], parsed: str | None) -> dict[str, Any]:
     return {"item_id": item.id, "types": list(item.types), "gold": item.answer, "parsed": parsed,
             "correct": int(parsed == item.answer), "status": data["status"], "detail": data["detail"] or "",
@@ -89,9 +101,9 @@ def answer_row(item: SuiteItem, data: dict[str, Any], parsed: str | None) -> dic
 async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, limit: int | None = None,
                     concurrency: int = 8, seconds: float = 60.0, fresh: bool = False,
                     progress: Callable[[int], None] | None = None) -> SuiteScores:
-    """Ask every item not answered yet (the first `limit` items of the suite), store the
+    """Ask every item not answered yet (`limit`: a fixed sample of that many, see `first_n`), store the
     answers as they come, and score every stored answer of those items."""
-    items = suite.loaded.items[:limit] if limit else suite.loaded.items
+    items = first_n(suite.loaded.items, limit)
     if fresh:
         store.forget_answers(suite.id, agent_id)
     done = store.answered(suite.id, agent_id)
@@ -118,4 +130,4 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
     return score(suite.id, agent_id, rows, {item.id: item.tags for item in items})
 
 
-__all__ = ["READER", "SuiteScores", "observation", "run_suite", "score"]
+__all__ = ["READER", "SuiteScores", "first_n", "observation", "run_suite", "score"]

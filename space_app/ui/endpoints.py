@@ -151,7 +151,7 @@ def register_endpoints(api: ArenaAPI) -> None:
 
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
-        """Run an agent's `answer` over a question suite (its first `limit` questions; 0: all).
+        """Run an agent's `answer` over a question suite (a fixed sample of `limit` questions spread over it; 0: all).
         Returns accuracy with its 95% interval, per question type, and the unparsed rate."""
         visitor, signed = caller(request)
         return await api.run_benchmark(str(suite or ""), str(agent or ""), int(limit or 0), visitor=visitor,

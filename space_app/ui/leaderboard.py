@@ -36,7 +36,7 @@ def columns_markdown(spec: GameSpec) -> str:
 def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
     out = []
     for r in rows:
-        for role in spec.roles:
+        for role in spec.record_roles:
             value = r.get(f"win_rate_{role}")
             if value is not None:
                 # one bar per (agent, role): Gradio stacks bars that share an x value

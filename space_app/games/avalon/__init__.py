@@ -1,0 +1,76 @@
+"""The Resistance: Avalon, 5–10 players: hidden good and evil teams, Merlin, Percival,
+Morgana, Mordred, Oberon, the Assassin; propose, discuss, (revise,) vote, quest, and a
+final assassination. Rules as implemented: docs/rules-avalon.md.
+
+This package registers the game's GameSpec: its tables (`table.py`), rules (`rules.py`),
+metrics (`metrics.py`), replay panels (`view.py`) and house agents (`agents.py`: random
+seats and rule-based bots built on `beliefs.py`, `strategy.py` and `speech.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..registry import register
+from ..spec import GameSpec, HouseAgent, MetricColumn
+from .agents import RandomAvalonAgent, RuleAvalonAgent
+from .metrics import history, records, row
+from .rules import AvalonGame, AvalonSettings
+from .table import EVIL, GOOD, ROLES
+from .view import VIEW
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+METRIC_COLUMNS = (
+    MetricColumn("win_rate", "win %", "seats won, either side", percent=True),
+    MetricColumn("win_rate_good", "win % good", "seats won on the good side", percent=True),
+    MetricColumn("win_rate_evil", "win % evil", "seats won on the evil side", percent=True),
+    MetricColumn("quest_win_rate", "quest win %", "quests won by the seat's side ÷ quests played in its games",
+                 percent=True),
+    MetricColumn("engagement_good", "on team % good", "quests the seat was on the team ÷ quests played, as good",
+                 percent=True),
+    MetricColumn("engagement_evil", "on team % evil", "quests the seat was on the team ÷ quests played, as evil",
+                 percent=True),
+    MetricColumn("team_selection_accuracy", "team selection", "a leader's final teams that serve its side ÷ its "
+                 "proposals (good: no evil member; evil: enough evil members to fail the quest)", percent=True),
+    MetricColumn("failure_vote_rate", "fail card %", "Fail cards played as evil ÷ quest plays as evil", percent=True),
+    MetricColumn("proposal_change_rate", "revised %", "proposals the leader revised after the discussion ÷ "
+                 "proposals it could revise", percent=True),
+    MetricColumn("merlin_assassinated", "Merlin shot %", "assassinations that named this agent's Merlin ÷ "
+                 "assassinations it faced as Merlin", percent=True),
+    MetricColumn("merlin_games", "as Merlin", "seats played as Merlin"),
+    MetricColumn("assassin_hit_rate", "assassin hit %", "assassinations that found Merlin ÷ shots as the Assassin",
+                 percent=True),
+    MetricColumn("invalid_rate", "invalid %", "invalid actions (wrong team, unreadable vote, a good Fail, "
+                 "naming a teammate) ÷ calls", percent=True),
+    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
+)
+
+SPEC = register(GameSpec(
+    id="avalon",
+    title=AvalonGame.title,
+    game_class=AvalonGame,
+    settings_class=AvalonSettings,
+    min_players=5,
+    max_players=10,
+    default_players=6,
+    roles=ROLES,
+    sides=(GOOD, EVIL),
+    records=records,
+    row=row,
+    metric_columns=METRIC_COLUMNS,
+    ranking_note="Ranked by rating: OpenSkill μ with its 95% interval, good against evil (each side's own "
+                 "strength learned apart). Per-side columns count seats. Click a column header to sort.",
+    view=VIEW,
+    history=history,
+    history_label="win_rate",
+    rules_doc=DOCS / "rules-avalon.md",
+    house_agents={
+        "house:avalon-rules": HouseAgent("Rule-based bots: consistent-assignment reasoning, role-aware play.",
+                                         RuleAvalonAgent),
+        "house:avalon-random": HouseAgent("Random teams, votes and cards; generic statements.", RandomAvalonAgent),
+    },
+    demo_agents=("house:avalon-rules", "house:avalon-random"),
+))
+
+__all__ = ["SPEC"]

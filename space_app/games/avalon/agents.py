@@ -1,0 +1,92 @@
+"""Avalon's house agents: offline, no model, stateless between calls (everything comes
+from the observation), their randomness drawn from what the seat has seen."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+from sdk import Agent, Observation
+
+from . import speech, strategy
+from .beliefs import read_record
+from .rules import APPROVE, FAIL, REJECT, SUCCESS
+from .table import MAX_PLAYERS, MIN_PLAYERS
+
+# what may come between proposing and revising a team: left out of the team draw's seed
+BETWEEN_PROPOSE_AND_REVISE = frozenset({"statement", "silence", "proposal", "invalid_action"})
+
+
+def seat_rng(obs: Observation, salt: str = "", skip: frozenset[str] = frozenset()) -> random.Random:
+    """Seeded by the seat's own view (its facts and the history so far, less the kinds in
+    `skip`), never by the match id or a clock: the same game seed with house agents replays
+    the same match."""
+    seen = "\n".join(f"{h.who}|{h.kind}|{h.round}|{h.text}" for h in obs.history if h.kind not in skip)
+    facts = json.dumps(obs.private.facts, sort_keys=True, default=str)
+    key = f"{obs.game}|{obs.you}|{obs.round}|{facts}|{seen}|{salt}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def _playable(obs: Observation) -> bool:
+    """An observation the rule-based play can read (else it falls back to random choices)."""
+    return MIN_PLAYERS <= len(obs.seats) <= MAX_PLAYERS and obs.you in obs.seats
+
+
+class RandomAvalonAgent(Agent):
+    """Random legal choices (a good seat's only legal card is success) and short generic talk."""
+
+    name = "house:avalon-random"
+    description = "Random teams, votes and cards; generic statements. A floor for the leaderboard."
+    games = ("avalon",)
+
+    def speak(self, obs: Observation) -> str:
+        return seat_rng(obs, f"speak|{obs.phase}").choice(speech.GENERIC)
+
+    def vote(self, obs: Observation) -> str:
+        rng = seat_rng(obs, f"vote|{obs.phase}")
+        if obs.options == [SUCCESS, FAIL] and not strategy.is_evil(obs):
+            return SUCCESS
+        return ", ".join(rng.sample(obs.options, obs.pick))
+
+    def answer(self, obs: Observation) -> str:
+        return ", ".join(seat_rng(obs, "answer").sample(obs.options, obs.pick)) if obs.options else "I do not know."
+
+
+class RuleAvalonAgent(Agent):
+    """Plays by its role: good seats infer the evil set from every public fact and their own
+    knowledge; Merlin steers without showing all he knows; evil seats fail quests in turn
+    and the Assassin names the seat whose play tracked the hidden truth best."""
+
+    name = "house:avalon-rules"
+    description = "Belief over evil sets from quests and votes; role-aware teams, votes, cards and assassination."
+    games = ("avalon",)
+
+    def speak(self, obs: Observation) -> str:
+        if not _playable(obs):
+            return RandomAvalonAgent.speak(self, obs)
+        record = read_record(obs)
+        rng = seat_rng(obs, f"speak|{obs.phase}")
+        if obs.phase == "conference":
+            return speech.conference(obs, record, rng)
+        return speech.discussion(obs, record, rng)[: obs.limits.max_chars]
+
+    def vote(self, obs: Observation) -> str:
+        if not _playable(obs):
+            return RandomAvalonAgent.vote(self, obs)
+        record = read_record(obs)
+        rng = seat_rng(obs, f"vote|{obs.phase}")
+        options = obs.options
+        if options == [APPROVE, REJECT]:
+            return APPROVE if strategy.team_vote(obs, record, rng) else REJECT
+        if options == [SUCCESS, FAIL]:
+            return strategy.quest_card(obs, record)
+        if obs.pick == 1 and obs.phase == "assassinate":
+            return strategy.merlin_guess(obs, record, rng, options)
+        if obs.phase in ("propose", "revise") and obs.pick == record.size:
+            # the same draw when proposing and revising: only talk comes between them
+            return ", ".join(strategy.propose(obs, record, seat_rng(obs, "team", skip=BETWEEN_PROPOSE_AND_REVISE)))
+        return ", ".join(rng.sample(options, obs.pick))
+
+    def answer(self, obs: Observation) -> str:
+        return ", ".join(seat_rng(obs, "answer").sample(obs.options, obs.pick)) if obs.options else "I do not know."

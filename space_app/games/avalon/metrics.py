@@ -1,0 +1,127 @@
+"""Avalon metrics, from a finished match's events only.
+
+One record per seat (`records`): its side as the role and the rated team (good against
+evil), won, score (1 for the winning side), and summable stats; an agent's leaderboard
+row (`row`) turns their sums into the game metrics of the study this follows:
+
+- win rate, overall and per side; quest win rate (quests won by the seat's side ÷ quests
+  played in its games);
+- quest engagement (quests the seat was on the team ÷ quests played), per side;
+- team selection accuracy (a leader's final proposals that serve its side ÷ its proposals:
+  good — no evil member; evil — at least as many evil members as Fail cards the quest needs);
+- failure vote rate (Fail cards an evil member played ÷ its quest plays);
+- team proposal change rate (proposals the leader revised after the discussion ÷ proposals
+  that could be revised);
+- Merlin assassination rate (assassinations that named this agent's Merlin ÷ assassinations
+  it faced as Merlin), and the assassin's hit rate;
+- invalid-action rate (invalid actions ÷ calls).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..records import AgentTotals, SeatRecord
+from .table import EVIL, GOOD, fails_needed
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def records(match: dict[str, Any]) -> list[SeatRecord]:
+    events = match["events"]
+    setup = next(e for e in events if e["kind"] == "setup")
+    roles: dict[str, str] = setup["data"]["roles"]
+    sides: dict[str, str] = setup["data"]["sides"]
+    over = next((e for e in events if e["kind"] == "game_over"), None)
+    winner = (over["data"] if over else {}).get("winner") or ""
+    seats = [s["seat"] for s in match["seats"]]
+    players = len(seats)
+    stats: dict[str, Counter[str]] = {s: Counter() for s in seats}
+    quests_played = 0
+    quests_won: Counter[str] = Counter()
+    revisable: set[tuple[int, int]] = set()
+    for e in events:
+        kind, data, actor = e["kind"], e.get("data") or {}, e["actor"]
+        if kind == "revision":
+            revisable.add((data.get("quest"), data.get("attempt")))
+            if actor in stats:
+                stats[actor]["revision_chances"] += 1
+                stats[actor]["revisions"] += int(bool(data.get("changed")))
+        elif kind == "vote_result":
+            leader, team = data.get("leader"), data.get("team") or []
+            if leader in stats and not data.get("auto"):
+                evil = sum(sides.get(m) == EVIL for m in team)
+                serves = evil == 0 if sides[leader] == GOOD else evil >= fails_needed(players, int(data["quest"]))
+                stats[leader]["proposals"] += 1
+                stats[leader]["proposals_serving"] += int(serves)
+        elif kind == "quest_result":
+            quests_played += 1
+            quests_won[GOOD if data.get("success") else EVIL] += 1
+            for member in data.get("team") or []:
+                if member in stats:
+                    stats[member]["on_team"] += 1
+        elif kind == "quest_card" and actor in stats and sides.get(actor) == EVIL:
+            stats[actor]["evil_plays"] += 1
+            stats[actor]["fails_played"] += int(data.get("card") == "fail")
+        elif kind == "assassination":
+            assassin, merlin = data.get("assassin"), data.get("merlin")
+            if merlin in stats:
+                stats[merlin]["merlin_faced"] += 1
+                stats[merlin]["merlin_assassinated"] += int(bool(data.get("hit")))
+            if assassin in stats:
+                stats[assassin]["assassin_shots"] += 1
+                stats[assassin]["assassin_hits"] += int(bool(data.get("hit")))
+        elif kind == "invalid_action":
+            seat = data.get("seat") or actor
+            if seat in stats:
+                stats[seat]["invalid_actions"] += 1
+        elif kind == "call" and actor in stats:
+            stats[actor]["calls"] += 1
+            stats[actor]["latency_ms"] += float(data.get("latency_ms") or 0.0)
+    by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
+    out = []
+    for seat in seats:
+        side = sides[seat]
+        s = stats[seat]
+        s["quests_played"] = quests_played
+        s["quests_won"] = quests_won[side]
+        s[f"as_{roles[seat]}"] = 1
+        out.append(SeatRecord(seat=seat, agent_id=by_seat[seat], role=side, team=side, won=side == winner,
+                              score=1.0 if side == winner else 0.0, stats={k: float(v) for k, v in s.items()}))
+    return out
+
+
+def row(totals: AgentTotals) -> dict[str, Any]:
+    every, good, evil = totals.every, totals.role(GOOD), totals.role(EVIL)
+    return {
+        "win_rate": every.win_rate,
+        "win_rate_good": good.win_rate,
+        "win_rate_evil": evil.win_rate,
+        "quest_win_rate": every.ratio("quests_won", "quests_played"),
+        "engagement_good": good.ratio("on_team", "quests_played"),
+        "engagement_evil": evil.ratio("on_team", "quests_played"),
+        "team_selection_accuracy": every.ratio("proposals_serving", "proposals"),
+        "failure_vote_rate": evil.ratio("fails_played", "evil_plays"),
+        "proposal_change_rate": every.ratio("revisions", "revision_chances"),
+        "merlin_assassinated": good.ratio("merlin_assassinated", "merlin_faced"),
+        "merlin_games": int(good.get("as_merlin")),
+        "assassin_hit_rate": evil.ratio("assassin_hits", "assassin_shots"),
+        "invalid_rate": every.ratio("invalid_actions", "calls"),
+        "avg_latency_ms": every.ratio("latency_ms", "calls"),
+    }
+
+
+def history(agent: str, played: list[SeatRecord]) -> list[dict[str, Any]]:
+    """The agent's running win rate over its seats, in the order played."""
+    wins = 0
+    out = []
+    for n, r in enumerate(played, start=1):
+        wins += int(r.won)
+        out.append({"agent": agent, "game": n, "win_rate": wins / n})
+    return out
+
+
+__all__ = ["history", "records", "row"]

@@ -1,0 +1,78 @@
+"""Avalon's replay panels: the quest track, every proposal with its vote grid (and whether
+the leader revised it), and the discussion by quest. Each panel is built from the events
+the chosen view may see, so a seat's replay never shows a Fail card's owner or a role."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..spec import Panel, ReplayView
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built
+    import pandas as pd
+
+QUEST_COLUMNS = ("quest", "size", "fails needed", "team", "fails", "result", "proposals")
+PROPOSAL_COLUMNS = ("quest", "attempt", "leader", "proposed", "revised to", "approve", "reject", "outcome", "votes")
+DISCUSSION_COLUMNS = ("quest", "attempt", "seat", "statement")
+
+
+def _shown(events: list[dict[str, Any]], upto: int | None) -> list[dict[str, Any]]:
+    return events if upto is None else events[: upto + 1]
+
+
+def quest_track(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        if e["kind"] == "quest_result":
+            rows.append({"quest": d.get("quest"), "size": d.get("size"), "fails needed": d.get("fails_needed"),
+                         "team": ", ".join(d.get("team") or []), "fails": d.get("fails"),
+                         "result": "✅ success" if d.get("success") else "❌ fail", "proposals": d.get("attempts")})
+    return pd.DataFrame(rows, columns=list(QUEST_COLUMNS))
+
+
+def proposals_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """One row per proposal: the team first proposed, the team after the leader's revision,
+    the counts and each seat's vote (✓ approve, ✗ reject)."""
+    import pandas as pd
+
+    rows: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        key = (d.get("quest"), d.get("attempt"))
+        if e["kind"] == "proposal":
+            rows[key] = {"quest": key[0], "attempt": key[1], "leader": d.get("leader"),
+                         "proposed": ", ".join(d.get("team") or []), "revised to": "", "approve": None,
+                         "reject": None, "outcome": "discussing", "votes": ""}
+        elif e["kind"] == "revision" and key in rows:
+            rows[key]["revised to"] = ", ".join(d.get("team") or []) if d.get("changed") else "(kept)"
+        elif e["kind"] == "vote_result" and key in rows:
+            grid = d.get("grid") or {}
+            rows[key].update(approve=d.get("approve"), reject=d.get("reject"),
+                             outcome=("auto-approved" if d.get("auto") else
+                                      "approved" if d.get("approved") else "rejected"),
+                             votes=" ".join(f"{seat}{'✓' if v == 'approve' else '✗'}" for seat, v in grid.items()))
+    return pd.DataFrame(list(rows.values()), columns=list(PROPOSAL_COLUMNS))
+
+
+def discussion(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        if e["kind"] in ("statement", "silence", "evil_talk"):
+            text = e["text"] if e["kind"] != "silence" else f"(silent: {d.get('reason') or 'no statement'})"
+            if e["kind"] == "evil_talk":
+                text = f"[evil team only] {text}"
+            rows.append({"quest": e.get("round"), "attempt": d.get("attempt"), "seat": e["actor"], "statement": text})
+    return pd.DataFrame(rows, columns=list(DISCUSSION_COLUMNS))
+
+
+VIEW = ReplayView(
+    panels=(Panel("Quest track", quest_track, columns=QUEST_COLUMNS),
+            Panel("Proposals and votes (✓ approve, ✗ reject)", proposals_table, columns=PROPOSAL_COLUMNS),
+            Panel("Discussion", discussion, columns=DISCUSSION_COLUMNS)),
+    result_columns=(("role", "roles"), ("side", "sides")))
