@@ -31,7 +31,8 @@ from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
 from .standings import catch_up
 from .store import Store
-from .suites import SUITES, open_suite
+from .suites import SUITES, Suite, open_suite
+from .suites.quiz import HUMAN_PREFIX, PEOPLE, next_question, person_id, pooled, record_answer
 from .suites.run import run_suite, score
 
 if TYPE_CHECKING:
@@ -335,17 +336,45 @@ class ArenaAPI:
         return scores.to_dict()
 
     def benchmark_results(self, suite: str) -> list[dict[str, Any]]:
-        """Every agent's scores on a suite, from its stored answers (best first)."""
-        if suite not in SUITES:
-            raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
-        opened = open_suite(suite)
+        """Every agent's scores on a suite, from its stored answers (best first); everyone who
+        took the quiz in the browser is one `people` row, with how many people."""
+        opened = self._suite(suite)
         items = {item.id: item.tags for item in opened.loaded.items}
         by_agent: dict[str, list[dict[str, Any]]] = {}
+        people = set()
         for row in self.store.answers(suite):
             if row["item_id"] in items:
                 by_agent.setdefault(row["agent_id"], []).append(row)
-        out = [score(suite, agent, rows, items).to_dict() for agent, rows in by_agent.items()]
+                if row["agent_id"].startswith(HUMAN_PREFIX):
+                    people.add(row["agent_id"])
+        out = [{**score(suite, agent, rows, items).to_dict(), "people": len(people) if agent == PEOPLE else None}
+               for agent, rows in pooled(by_agent).items()]
         return sorted(out, key=lambda r: (-(r["accuracy"] or 0.0), r["agent"]))
+
+    def _suite(self, suite: str) -> Suite:
+        if suite not in SUITES:
+            raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+        return open_suite(suite)
+
+    def quiz_question(self, suite: str, visitor: str) -> dict[str, Any]:
+        """The next question of a suite for a person (a fixed random order, skipping theirs)."""
+        opened = self._suite(suite)
+        person = person_id(visitor)
+        item = next_question(self.store, opened, person)
+        done = len(self.store.answered(opened.id, person))
+        if item is None:
+            return {"item_id": None, "answered": done}
+        return {"item_id": item.id, "context": item.context, "question": item.question,
+                "options": dict(item.options), "types": list(item.types), "answered": done}
+
+    def quiz_answer(self, suite: str, item_id: str, label: str, seconds: float, visitor: str) -> dict[str, Any]:
+        """A person's answer, stored as their `human:` agent's; says whether it was right."""
+        opened = self._suite(suite)
+        try:
+            return record_answer(self.store, opened, person_id(visitor), str(item_id), str(label or ""),
+                                 max(0.0, float(seconds or 0.0)))
+        except ValueError as exc:
+            raise ApiError(str(exc)) from exc
 
     def leaderboard(self, game: str = "spy", min_games: int = 0, include_studies: bool = False) -> list[dict[str, Any]]:
         """One row per agent, read from the stored standings; `min_games` counts matches."""

@@ -279,3 +279,24 @@ def test_a_visitor_takes_an_avalon_seat_and_plays_a_turn(page, arena_url):
     page.locator("#stop-match").click()
     expect(page.locator("#play-status")).to_contain_text("Stop", timeout=WAIT)
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+def test_a_visitor_takes_three_quiz_questions_and_joins_the_people_row(page, arena_url):
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    open_tab(page, "Suites")
+    page.locator("#quiz").get_by_text("Take the quiz yourself").click()
+    page.locator("#quiz-start").click()
+    question = page.locator("#quiz-question")
+    expect(question).to_contain_text("Question 1")
+    for n in range(1, 4):
+        expect(question).to_contain_text(f"Question {n}")
+        page.locator("#quiz-choice label").first.click()
+        page.locator("#quiz-answer").click()
+        expect(page.locator("#quiz-feedback")).to_contain_text(re.compile("Right|The answer was"))
+    expect(question).to_contain_text("Question 4")
+    results = page.locator("#suite-results")
+    expect(results).to_contain_text("people")
+    screenshot(page, "suites")
+    assert "Traceback" not in page.locator("body").inner_text()

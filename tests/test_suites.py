@@ -156,3 +156,22 @@ def test_run_benchmark_through_gradio_client(tmp_path, launch):
                              (("tom-household", "house:guess", 5000), "limit must be")):
             with pytest.raises(AppError, match=message):
                 client.predict(*bad, api_name="/run_benchmark")
+
+
+def test_people_who_take_the_quiz_are_one_row_with_their_count(tmp_path):
+    from space_app.api import ApiError, ArenaAPI
+
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "h.db"), demo_matches=0))
+    seen = {}
+    for visitor in ("ip:10.0.0.1", "ip:10.0.0.2"):
+        for _ in range(3):
+            q = api.quiz_question("tom-household", visitor)
+            assert q["item_id"] and q["options"] and q["question"]
+            seen.setdefault(visitor, []).append(q["item_id"])
+            verdict = api.quiz_answer("tom-household", q["item_id"], "A", 4.2, visitor)
+            assert verdict["answer"] in q["options"]
+    assert len(set(seen["ip:10.0.0.1"])) == 3, "a person is not asked the same question twice"
+    people = next(r for r in api.benchmark_results("tom-household") if r["agent"] == "people")
+    assert people["people"] == 2 and people["answered"] == 6
+    with pytest.raises(ApiError, match="no question"):
+        api.quiz_answer("tom-household", "not-an-id", "A", 1.0, "ip:10.0.0.1")

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
+from ..safe_text import markdown_text
 from ..suites import SUITES
 from .common import signed_in, visitor_of
 
-RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %"]
+RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %", "people"]
 
 
 def _pct(value: float | None) -> float | None:
@@ -27,7 +29,8 @@ def _interval(r: dict[str, Any], key: str) -> str:
 def results_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{"agent": r["agent"], "answered": r["answered"], "accuracy %": _pct(r["accuracy"]),
                           "95% interval": _interval(r, "accuracy"), "unparsed %": _pct(r["unparsed_rate"]),
-                          "timeouts/errors %": _pct(r["failed_rate"])} for r in rows], columns=RESULT_COLUMNS)
+                          "timeouts/errors %": _pct(r["failed_rate"]), "people": r.get("people")}
+                         for r in rows], columns=RESULT_COLUMNS)
 
 
 def types_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -77,6 +80,43 @@ def build_suites_tab(api: ArenaAPI) -> dict[str, Any]:
                f"unparsed {_pct(scores['unparsed_rate'])}%.")
         return msg, results_frame(rows), types_frame(rows)
 
+    with gr.Accordion("Take the quiz yourself (the human baseline)", open=False, elem_id="quiz"):
+        gr.Markdown("Answer questions of this suite as they come; your answers join the **people** row of "
+                    "the table above (everyone who took the quiz, with how many people and answers).")
+        quiz_state = gr.State(None)  # (item id, the time it was shown)
+        quiz_start = gr.Button("Start the quiz", elem_id="quiz-start")
+        quiz_text = gr.Markdown("", elem_id="quiz-question")
+        quiz_choice = gr.Radio([], label="Your answer", elem_id="quiz-choice")
+        quiz_send = gr.Button("Answer", variant="primary", elem_id="quiz-answer")
+        quiz_feedback = gr.Markdown("", elem_id="quiz-feedback")
+
+    def ask(suite_id: str, request: gr.Request):
+        q = api.quiz_question(suite_id, visitor_of(request, api.config.trusted_proxy_hops, None))
+        if q["item_id"] is None:
+            return None, f"You have answered every question of this suite ({q['answered']}). Thank you!", \
+                gr.update(choices=[], value=None)
+        text = (f"**Question {q['answered'] + 1}** · {markdown_text(', '.join(q['types']))}\n\n"
+                f"{markdown_text(q['context'])}\n\n**{markdown_text(q['question'])}**")
+        choices = [(f"{label}) {option}", label) for label, option in q["options"].items()]
+        return (q["item_id"], time.monotonic()), text, gr.update(choices=choices, value=None)
+
+    def answer(suite_id: str, state: Any, label: str | None, request: gr.Request):
+        if not state:
+            raise gr.Error("press Start the quiz first")
+        if not label:
+            raise gr.Error("pick one of the options")
+        item_id, shown = state
+        verdict = api.quiz_answer(suite_id, item_id, label, time.monotonic() - shown,
+                                  visitor_of(request, api.config.trusted_proxy_hops, None))
+        said = ("✅ Right." if verdict["correct"] else
+                f"❌ The answer was {verdict['answer']}) {markdown_text(verdict['answer_text'])}")
+        nxt_state, nxt_text, nxt_choices = ask(suite_id, request)
+        rows = api.benchmark_results(suite_id)
+        return said, nxt_state, nxt_text, nxt_choices, results_frame(rows), types_frame(rows)
+
+    quiz_start.click(ask, [suite], [quiz_state, quiz_text, quiz_choice], api_visibility="private")
+    quiz_send.click(answer, [suite, quiz_state, quiz_choice],
+                    [quiz_feedback, quiz_state, quiz_text, quiz_choice, table, chart], api_visibility="private")
     suite.change(load, [suite], [about, table, chart], api_visibility="private")
     run.click(go, [suite, agent, limit], [status, table, chart], api_visibility="private")
     return {"load": load, "inputs": [suite], "outputs": [about, table, chart]}
