@@ -84,7 +84,7 @@ SPY = GAMES["spy"]
     ({"view": None}, "view"),
     ({"house_agents": {"helper": SPY.house_agents["house:random"]}}, "house:<name>"),
     ({"demo_agents": ("house:nobody",)}, "demo agent"),
-    ({"seat_namer": lambda n: ["A"] * n}, "seat names"),
+    ({"seat_namer": lambda n, settings: ["A"] * n}, "seat names"),
 ])
 def test_a_spec_missing_a_part_is_refused_naming_it(change, part):
     broken = dataclasses.replace(SPY, **{"id": "broken", "house_agents": {}, "demo_agents": (), **change})

@@ -123,7 +123,8 @@ class GameSpec:
     setting_files: Mapping[str, Callable[[Path], Any]] = field(default_factory=dict)  # key -> file loader
     # CLI shorthands for one setting: key -> (help, text -> value), e.g. spy's --pair tea/coffee
     setting_shorthands: Mapping[str, tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
-    seat_namer: Callable[[int], list[str]] | None = None
+    # (players, settings) -> seat names, e.g. a murder script's characters; None: P1..Pn
+    seat_namer: Callable[[int, Mapping[str, Any]], list[str]] | None = None
     # bump when a rule change makes a seed and the same replies give other events: `verify`
     # then tells an old record from a tampered one
     rules_version: int = 1
@@ -135,14 +136,14 @@ class GameSpec:
         """What a seat record's `role` can be: the sides, or the roles when sides are the roles."""
         return self.sides or self.roles
 
-    def seat_names(self, n: int) -> list[str]:
-        return self.seat_namer(n) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]
+    def seat_names(self, n: int, settings: Mapping[str, Any] | None = None) -> list[str]:
+        return self.seat_namer(n, settings or {}) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]
 
     def make(self, n_seats: int, seed: int, settings: dict[str, Any] | None = None) -> Game:
         values = {**(settings or {})}
         values.setdefault("players", n_seats)
         parsed = self.settings_class.model_validate(values)
-        return self.game_class(self.seat_names(n_seats), seed, parsed)
+        return self.game_class(self.seat_names(n_seats, values), seed, parsed)
 
 
 class GameSpecError(ValueError):

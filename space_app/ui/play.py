@@ -139,7 +139,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             return
         human = None
         extra: dict[str, SeatAgent] = {}
-        if mine in spec.seat_names(n):
+        if mine in spec.seat_names(n, req["settings"]):
             human = HumanAgent(name=f"you ({visitor.split(':', 1)[-1][:12]})")
             HUMANS[request.session_hash or visitor] = human
             extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
@@ -152,7 +152,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
         match_id = plan.match_id
         session = request.session_hash or visitor
         LIVE[session] = match_id
-        names = dict(zip(spec.seat_names(len(plan.seats)), plan.seats, strict=True))
+        names = dict(zip(spec.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
         yield "⏳ Starting…", transcript_html([]), "", ""
