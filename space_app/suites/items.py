@@ -103,7 +103,9 @@ def load_suite(path: str | Path) -> LoadedSuite:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise SuiteFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
         raise SuiteFileError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
     loaded = LoadedSuite(str(path), [])
     seen: set[str] = set()
