@@ -333,6 +333,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--game", choices=sorted(GAMES), help="only this game (default: every game)")
     r.set_defaults(func=cmd_rescore)
 
+    for spec in GAMES.values():  # each game's own commands (e.g. validate-scripts)
+        for name, (text, run) in spec.commands.items():
+            c = sub.add_parser(name, help=f"{spec.id}: {text}", add_help=False)
+            c.add_argument("rest", nargs=argparse.REMAINDER)
+            c.set_defaults(func=lambda args, run=run: run(list(args.rest)))
+
     from .suites.muma_import import register_subcommand
 
     register_subcommand(sub)  # import-muma-tom: the published MuMA-ToM files as a suite

@@ -128,6 +128,9 @@ class GameSpec:
     # bump when a rule change makes a seed and the same replies give other events: `verify`
     # then tells an old record from a tampered one
     rules_version: int = 1
+    # the game's own commands for the headless CLI: name -> (help, main(argv) -> exit code),
+    # e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
+    commands: Mapping[str, tuple[str, Callable[[list[str]], int]]] = field(default_factory=dict)
     # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
     replay_note: Callable[[MatchRecord], str | None] | None = None
 
