@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 
 import gradio as gr  # noqa: E402
 import pytest  # noqa: E402
-from hostile_servers import http_server  # noqa: E402
+from hostile_servers import gzip_bomb, http_server  # noqa: E402
 
 
 @pytest.fixture
@@ -43,6 +43,8 @@ def internal():
 
 @pytest.fixture
 def hostile(internal):
+    # build the (cached) bomb before serving: compressing 1 GiB must not eat a client's time limit
+    gzip_bomb()
     with http_server() as server:
         server.redirect_to = internal.url
         yield server
