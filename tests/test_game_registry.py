@@ -62,7 +62,7 @@ def test_every_game_folder_is_registered_under_its_name():
 
 
 def test_an_unknown_game_is_a_clear_error():
-    with pytest.raises(UnknownGame, match="unknown game 'chess'; known: avalon, spy"):
+    with pytest.raises(UnknownGame, match="unknown game 'chess'; known: avalon, mystery, spy"):
         get_game("chess")
 
 

@@ -3,10 +3,10 @@ GameSpec; this is the only module that imports the game folders."""
 
 from __future__ import annotations
 
-from . import avalon, spy  # noqa: F401 - each registers itself
+from . import avalon, mystery, spy  # noqa: F401 - each registers itself
 from .base import Event, Game, Outcome, Request
 from .registry import GAMES, UnknownGame, get_game, register
-from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, Panel, ReplayView, Study
+from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, Panel, QuizSet, ReplayView, Study
 
 __all__ = ["GAMES", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Outcome", "Panel",
-           "ReplayView", "Request", "Study", "UnknownGame", "get_game", "register"]
+           "QuizSet", "ReplayView", "Request", "Study", "UnknownGame", "get_game", "register"]

@@ -90,6 +90,17 @@ class ReplayView:
 
 
 @dataclass(frozen=True)
+class QuizSet:
+    """Closed questions a game ships (e.g. a murder script's CoE sets), run through the
+    question-suite runner like any suite: `items()` returns them in the suite file format."""
+
+    title: str
+    describe: str
+    types: tuple[str, ...]
+    items: Callable[[], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     id: str
     title: str
@@ -128,6 +139,8 @@ class GameSpec:
     # bump when a rule change makes a seed and the same replies give other events: `verify`
     # then tells an old record from a tampered one
     rules_version: int = 1
+    # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
+    quizzes: Mapping[str, QuizSet] = field(default_factory=dict)
     # the game's own commands for the headless CLI: name -> (help, main(argv) -> exit code),
     # e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
     commands: Mapping[str, tuple[str, Callable[[list[str]], int]]] = field(default_factory=dict)
@@ -194,5 +207,5 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
-__all__ = ["GENERIC_COLUMNS", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Panel", "ReplayView", "Study",
-           "Tournaments", "check_spec"]
+__all__ = ["GENERIC_COLUMNS", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Panel", "QuizSet",
+           "ReplayView", "Study", "Tournaments", "check_spec"]

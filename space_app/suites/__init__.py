@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..games import GAMES
 from .baselines import GuessAgent
 from .reference import cot_local, direct_local
 from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
@@ -27,6 +28,12 @@ register(SuiteSource(
         "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
     },
 ))
+
+# every game's question sets (e.g. a murder script's CoE quizzes) are suites too
+for _spec in GAMES.values():
+    for _suite_id, _quiz in _spec.quizzes.items():
+        register(SuiteSource(id=_suite_id, title=_quiz.title, path=None, game=_spec.id, describe=_quiz.describe,
+                             types=_quiz.types, items=_quiz.items))
 
 __all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
            "suite_house_agents"]

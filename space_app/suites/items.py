@@ -107,16 +107,33 @@ def load_suite(path: str | Path) -> LoadedSuite:
         raise SuiteFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
         raise SuiteFileError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
-    loaded = LoadedSuite(str(path), [])
-    seen: set[str] = set()
+    rows: list[tuple[str, Any]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{path.name}:{lineno}"
         try:
-            raw = json.loads(line)
+            rows.append((f"{path.name}:{lineno}", json.loads(line)))
         except json.JSONDecodeError as exc:
-            loaded.dropped.append(f"{where}: not JSON ({exc.msg})")
+            rows.append((f"{path.name}:{lineno}", _NotJSON(exc.msg)))
+    return _load(str(path), rows)
+
+
+def load_items(items: list[dict[str, Any]], name: str) -> LoadedSuite:
+    """Items built in memory (a game's quizzes), checked like a file's lines."""
+    return _load(name, [(f"{name}:{n}", item) for n, item in enumerate(items, start=1)])
+
+
+@dataclass(frozen=True)
+class _NotJSON:
+    msg: str
+
+
+def _load(path: str, rows: list[tuple[str, Any]]) -> LoadedSuite:
+    loaded = LoadedSuite(path, [])
+    seen: set[str] = set()
+    for where, raw in rows:
+        if isinstance(raw, _NotJSON):
+            loaded.dropped.append(f"{where}: not JSON ({raw.msg})")
             continue
         if not isinstance(raw, dict):
             loaded.dropped.append(f"{where}: not a JSON object")
@@ -141,4 +158,4 @@ def load_suite(path: str | Path) -> LoadedSuite:
     return loaded
 
 
-__all__ = ["LoadedSuite", "SuiteFileError", "SuiteItem", "load_suite"]
+__all__ = ["LoadedSuite", "SuiteFileError", "SuiteItem", "load_items", "load_suite"]

@@ -7,22 +7,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sdk import Agent
 
-from .items import LoadedSuite, load_suite
+from .items import LoadedSuite, load_items, load_suite
 
 
 @dataclass(frozen=True)
 class SuiteSource:
     id: str
     title: str
-    path: Path
+    path: Path | None  # the suite's JSON Lines file, or None when `items` builds it
     game: str  # the Observation's game label agents see (and must declare), e.g. "tom"
     describe: str
     types: tuple[str, ...]
     regenerate: str = ""  # the command that rebuilds the shipped file byte-for-byte
     house_agents: dict[str, tuple[str, Callable[[], Agent]]] = field(default_factory=dict)
+    items: Callable[[], list[dict[str, Any]]] | None = None  # a suite built in memory (a game's quizzes)
 
 
 SUITES: dict[str, SuiteSource] = {}
@@ -64,6 +66,9 @@ def open_suite(name: str) -> Suite:
     """A registered suite by id, or a suite file by path (its id is the file's stem)."""
     if name in SUITES:
         source = SUITES[name]
+        if source.items is not None:
+            return Suite(source.id, source.game, load_items(source.items(), source.id), source.title)
+        assert source.path is not None
         return Suite(source.id, source.game, load_suite(source.path), source.title)
     path = Path(name)
     if path.suffix in (".jsonl", ".json") or path.exists():

@@ -67,6 +67,12 @@ def build_suites_tab(api: ArenaAPI) -> dict[str, Any]:
         rows = api.benchmark_results(suite_id)
         return suite_markdown(suite_id), results_frame(rows), types_frame(rows)
 
+    def pick_suite(suite_id: str, current: str):
+        """The suite's results, and the agents that answer its game's questions."""
+        choices = api.seat_choices(SUITES[suite_id].game)
+        value = current if current in choices else next(iter(choices), None)
+        return (*load(suite_id), gr.update(choices=choices, value=value))
+
     async def go(suite_id: str, agent_id: str, n: float, request: gr.Request):
         try:
             visitor = visitor_of(request, api.config.trusted_proxy_hops, None)
@@ -117,6 +123,6 @@ def build_suites_tab(api: ArenaAPI) -> dict[str, Any]:
     quiz_start.click(ask, [suite], [quiz_state, quiz_text, quiz_choice], api_visibility="private")
     quiz_send.click(answer, [suite, quiz_state, quiz_choice],
                     [quiz_feedback, quiz_state, quiz_text, quiz_choice, table, chart], api_visibility="private")
-    suite.change(load, [suite], [about, table, chart], api_visibility="private")
+    suite.change(pick_suite, [suite, agent], [about, table, chart, agent], api_visibility="private")
     run.click(go, [suite, agent, limit], [status, table, chart], api_visibility="private")
     return {"load": load, "inputs": [suite], "outputs": [about, table, chart]}

@@ -1,0 +1,121 @@
+"""Murder mystery with multi-modal clues: 4-7 characters, one of them the murderer; each reads
+its own long private script, the public clues and the image clues, then introductions,
+discussion rounds with questioning, reasoning and a final vote. Rules: docs/rules-mystery.md;
+script format: docs/script-format.md.
+
+This package registers the game's GameSpec: the script format (`script.py`, `validate.py`),
+the shipped scripts (`content/`, found and loaded by `catalog.py`), the rules (`rules.py`),
+metrics (`metrics.py`), replay panels (`view.py`), house agents (`agents.py`) and the scripts'
+question sets as suite items (`quizzes.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..registry import register
+from ..spec import GameSpec, HouseAgent, MetricColumn, QuizSet
+from .agents import NaiveMysteryAgent, RandomMysteryAgent
+from .catalog import ShippedMysteryGame, ShippedSettings, UnknownScript, catalog, default_script_id, get_script
+from .catalog import seat_names as character_names
+from .metrics import history, records, row
+from .quizzes import suite_items
+from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
+from .validate import main as validate_main
+from .view import VIEW
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _default_players() -> int:
+    """The first English script's character count (5 when no script is playable)."""
+    try:
+        return len(get_script(default_script_id("en")).roles)
+    except UnknownScript:
+        return 5
+
+
+def replay_note(match: dict[str, Any]) -> str | None:
+    """A match replays only on the script it was played on."""
+    script_id = (match.get("settings") or {}).get("script")
+    if not script_id:
+        return None
+    script = catalog().scripts.get(str(script_id))
+    if script is None:
+        return f"its script {script_id!r} is no longer shipped"
+    setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
+    played = ((setup or {}).get("data") or {}).get("digest")
+    if played and played != script_digest(script):
+        return f"its script {script_id!r} has been edited since the match was played"
+    return None
+
+
+def _quizzes() -> dict[str, QuizSet]:
+    """Each shipped script's CoE question sets as a suite (`mystery-<script id>`)."""
+    out = {}
+    for script_id, script in catalog().scripts.items():
+        out[f"mystery-{script_id}"] = QuizSet(
+            title=f"Murder mystery CoE quizzes: {script.title}",
+            describe=f"the closed questions of the script '{script_id}' ({script.language}): LSU on each "
+                     "character's script, TIU and MIU on its text-rich and media-rich image clues, MMR multi-hop "
+                     "reasoning tagged with its hops",
+            types=("lsu", "tiu", "miu", "mmr"),
+            items=lambda script=script: suite_items(script))
+    return out
+
+
+METRIC_COLUMNS = (
+    MetricColumn("win_rate", "win %", "seats won, either faction (a draw is won by nobody)", percent=True),
+    MetricColumn("win_rate_innocents", "win % innocents", "seats won as an innocent", percent=True),
+    MetricColumn("win_rate_murderer", "win % murderer", "seats won as the murderer", percent=True),
+    MetricColumn("draw_rate", "draw %", "seats whose game was a draw (exactly half the innocents named the "
+                 "murderer)", percent=True),
+    MetricColumn("vote_accuracy", "vote accuracy", "final votes as an innocent that named the murderer ÷ seats as "
+                 "an innocent", percent=True),
+    MetricColumn("itd", "ITD", "decision making: key roles (whose script holds a key clue) the seat chose to "
+                 "question ÷ key roles it could question", percent=True),
+    MetricColumn("questions", "questions", "questions asked per seat"),
+    MetricColumn("statement_chars", "chars / statement", "mean length of what the seat said"),
+    MetricColumn("invalid_rate", "invalid %", "invalid actions (questioning oneself or no character, a vote for "
+                 "no character, no usable reply) ÷ calls", percent=True),
+    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
+)
+
+SPEC = register(GameSpec(
+    id=MysteryGame.id,
+    title=MysteryGame.title,
+    game_class=ShippedMysteryGame,
+    settings_class=ShippedSettings,
+    min_players=4,
+    max_players=7,
+    default_players=_default_players(),
+    roles=(MURDERER, INNOCENT),
+    sides=(MURDERER, INNOCENTS),
+    records=records,
+    row=row,
+    metric_columns=METRIC_COLUMNS,
+    ranking_note="Ranked by rating: OpenSkill μ with its 95% interval, the innocents against the murderer (each "
+                 "faction's own strength learned apart). Per-faction columns count seats; a draw is won by nobody. "
+                 "Click a column header to sort.",
+    view=VIEW,
+    history=history,
+    history_label="win_rate",
+    rules_doc=DOCS / "rules-mystery.md",
+    house_agents={
+        "house:mystery-naive": HouseAgent("Retrieval baseline: answers from its own script (BM25), admits when its "
+                                          "script confirms a clue against it, votes for the most incriminated.",
+                                          NaiveMysteryAgent),
+        "house:mystery-random": HouseAgent("Generic statements, random questions and votes.", RandomMysteryAgent),
+    },
+    demo_agents=("house:mystery-naive",),
+    setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
+                                   "follow)", str)},
+    seat_namer=character_names,
+    replay_note=replay_note,
+    quizzes=_quizzes(),
+    commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
+                                   "every problem by file, key and message", validate_main)},
+))
+
+__all__ = ["SPEC"]

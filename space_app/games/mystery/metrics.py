@@ -1,0 +1,101 @@
+"""Murder-mystery metrics, from a finished match's events only.
+
+One record per seat (`records`): its side (`murderer` or `innocents`) as the role and the
+rated team, won (a draw is won by nobody), score (1 win, 0.5 draw, 0 loss) and summable
+stats; an agent's leaderboard row (`row`) turns their sums into:
+
+- win rate per faction and the draw rate;
+- vote accuracy: final votes of innocent seats that named the murderer ÷ innocent seats;
+- ITD (the Chain of Evaluation's decision-making score): distinct key roles (the script's
+  `key_roles`, whose private scripts hold a key clue) a seat chose to question ÷ the key roles
+  it could question (all but itself); a question that went to a character by default (no
+  valid choice) is not the seat's choice and does not count;
+- questions asked, statements made and their mean length;
+- invalid-action rate (invalid actions ÷ calls) and mean latency.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..records import AgentTotals, SeatRecord
+from .rules import DRAW, INNOCENTS, MURDERER, SPEECH_KINDS
+
+__all__ = ["history", "records", "row", "side_of"]
+
+
+def side_of(role: str) -> str:
+    return MURDERER if role == MURDERER else INNOCENTS
+
+
+def records(match: dict[str, Any]) -> list[SeatRecord]:
+    events = match["events"]
+    setup = next(e for e in events if e["kind"] == "setup")
+    roles: dict[str, str] = setup["data"]["roles"]
+    murderer: str = setup["data"]["murderer"]
+    key_roles = set(setup["data"].get("key_roles") or [])
+    over = next((e for e in events if e["kind"] == "game_over"), None)
+    winner = (over["data"] if over else {}).get("winner") or ""
+    seats = [s["seat"] for s in match["seats"]]
+    stats: dict[str, Counter[str]] = {s: Counter() for s in seats}
+    questioned: dict[str, set[str]] = {s: set() for s in seats}
+    for e in events:
+        kind, data, actor = e["kind"], e.get("data") or {}, e["actor"]
+        if actor not in stats:
+            continue
+        if kind in SPEECH_KINDS:
+            stats[actor]["statements"] += 1
+            stats[actor]["statement_chars"] += len(e["text"])
+            stats[actor]["questions_asked"] += int(kind == "question")
+        elif kind == "silence":
+            stats[actor]["silences"] += 1
+        elif kind == "question_target" and data.get("chosen"):
+            stats[actor]["questions_chosen"] += 1
+            questioned[actor].add(str(data.get("target")))
+        elif kind == "vote":
+            stats[actor]["final_votes"] += int(data.get("vote") is not None)
+            stats[actor]["named_murderer"] += int(data.get("vote") == murderer)
+        elif kind == "invalid_action":
+            stats[actor]["invalid_actions"] += 1
+        elif kind == "call":
+            stats[actor]["calls"] += 1
+            stats[actor]["latency_ms"] += float(data.get("latency_ms") or 0.0)
+    by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
+    out = []
+    for seat in seats:
+        side = side_of(roles[seat])
+        s = stats[seat]
+        s["key_roles_available"] = len(key_roles - {seat})
+        s["key_roles_questioned"] = len(questioned[seat] & key_roles)
+        s["draws"] = int(winner == DRAW)
+        score = 0.5 if winner == DRAW else float(side == winner)
+        out.append(SeatRecord(seat=seat, agent_id=by_seat[seat], role=side, team=side, won=side == winner,
+                              score=score, stats={k: float(v) for k, v in s.items()}))
+    return out
+
+
+def row(totals: AgentTotals) -> dict[str, Any]:
+    every, innocents, murderer = totals.every, totals.role(INNOCENTS), totals.role(MURDERER)
+    return {
+        "win_rate": every.win_rate,
+        "win_rate_innocents": innocents.win_rate,
+        "win_rate_murderer": murderer.win_rate,
+        "draw_rate": every.mean("draws"),
+        "vote_accuracy": innocents.mean("named_murderer"),
+        "itd": every.ratio("key_roles_questioned", "key_roles_available"),
+        "questions": every.mean("questions_asked"),
+        "statement_chars": every.ratio("statement_chars", "statements"),
+        "invalid_rate": every.ratio("invalid_actions", "calls"),
+        "avg_latency_ms": every.ratio("latency_ms", "calls"),
+    }
+
+
+def history(agent: str, played: list[SeatRecord]) -> list[dict[str, Any]]:
+    """The agent's running win rate over its seats, in the order played."""
+    wins = 0
+    out = []
+    for n, r in enumerate(played, start=1):
+        wins += int(r.won)
+        out.append({"agent": agent, "game": n, "win_rate": wins / n})
+    return out

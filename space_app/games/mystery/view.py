@@ -1,0 +1,105 @@
+"""Murder-mystery replay panels: the discussion by phase and round, who questioned whom (with
+the question and the answer), the final votes, and the image clues with their captions. Each
+panel is built from the events the chosen view may see, so a seat's replay never shows another
+character's script or role before the game reveals it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..spec import Panel, ReplayView
+from .rules import SPEECH_KINDS
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built
+    import pandas as pd
+
+DISCUSSION_COLUMNS = ("phase", "round", "character", "says")
+QUESTION_COLUMNS = ("round", "asker", "questioned", "how", "question", "answer")
+VOTE_COLUMNS = ("character", "votes for", "right")
+TALLY_COLUMNS = ("character", "votes")
+IMAGE_COLUMNS = ("clue", "kind", "caption", "image")
+
+
+def _shown(events: list[dict[str, Any]], upto: int | None) -> list[dict[str, Any]]:
+    return events if upto is None else events[: upto + 1]
+
+
+def discussion(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        if e["kind"] in SPEECH_KINDS or e["kind"] == "silence":
+            says = e["text"] if e["kind"] != "silence" else f"(silent: {d.get('reason') or 'no statement'})"
+            rows.append({"phase": d.get("phase") or e["kind"], "round": e.get("round"), "character": e["actor"],
+                         "says": says})
+    return pd.DataFrame(rows, columns=list(DISCUSSION_COLUMNS))
+
+
+def questions(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    """One row per questioning: who chose whom (or got a character by default), what was
+    asked and what was answered."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        if e["kind"] == "question_target":
+            rows.append({"round": e.get("round"), "asker": d.get("asker"), "questioned": d.get("target"),
+                         "how": "chosen" if d.get("chosen") else "by default", "question": "", "answer": ""})
+        elif rows and d.get("phase") == "question":
+            rows[-1]["question"] = e["text"] if e["kind"] == "question" else "(asked nothing)"
+        elif rows and d.get("phase") == "answer":
+            rows[-1]["answer"] = e["text"] if e["kind"] == "answer" else "(no answer)"
+    return pd.DataFrame(rows, columns=list(QUESTION_COLUMNS))
+
+
+def _murderer(events: list[dict[str, Any]]) -> str | None:
+    over = next((e for e in events if e["kind"] == "game_over"), None)
+    return (over.get("data") or {}).get("murderer") if over else None
+
+
+def final_votes(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    shown = _shown(events, upto)
+    murderer = _murderer(shown)
+    rows = []
+    for e in shown:
+        if e["kind"] == "vote":
+            vote = (e.get("data") or {}).get("vote")
+            right = "" if murderer is None else ("✅" if vote == murderer else "❌")
+            rows.append({"character": e["actor"], "votes for": vote or "(abstained)", "right": right})
+    return pd.DataFrame(rows, columns=list(VOTE_COLUMNS))
+
+
+def vote_tally(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    result = next((e for e in _shown(events, upto) if e["kind"] == "vote_result"), None)
+    counts = (result.get("data") or {}).get("counts") or {} if result else {}
+    rows = [{"character": name, "votes": n} for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return pd.DataFrame(rows, columns=list(TALLY_COLUMNS))
+
+
+def image_clues(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for e in _shown(events, upto):
+        d = e.get("data") or {}
+        if e["kind"] == "clue" and d.get("images"):
+            rows.append({"clue": d.get("clue"), "kind": d.get("image_kind"), "caption": d.get("caption"),
+                         "image": ", ".join(d["images"])})
+    return pd.DataFrame(rows, columns=list(IMAGE_COLUMNS))
+
+
+VIEW = ReplayView(
+    panels=(Panel("Discussion", discussion, columns=DISCUSSION_COLUMNS),
+            Panel("Who questioned whom", questions, columns=QUESTION_COLUMNS),
+            Panel("Final votes", final_votes, columns=VOTE_COLUMNS),
+            Panel("Votes received", vote_tally, kind="bar", columns=TALLY_COLUMNS, x="character", y="votes",
+                  x_title="character", y_title="final votes"),
+            Panel("Image clues", image_clues, columns=IMAGE_COLUMNS)),
+    result_columns=(("role", "roles"), ("side", "sides")))
