@@ -300,3 +300,30 @@ def test_a_visitor_takes_three_quiz_questions_and_joins_the_people_row(page, are
     expect(results).to_contain_text("people")
     screenshot(page, "suites")
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page, arena_url):
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    client = Client(arena_url, verbose=False)
+    listed = client.predict("mystery", "", "finished", 5, api_name="/list_matches")
+    assert listed, "the demo warm-up plays a murder-mystery match"
+    match_id = listed[0]["id"]
+    page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
+    expect(page.locator("#replay-header")).to_contain_text("Murder mystery")
+    expect(page.locator("#replay-header")).to_contain_text("murderer")
+    expect(page.locator("#panels-mystery")).to_be_visible()
+    expect(page.locator("#panels-avalon")).to_be_hidden()
+    screenshot(page, "mystery-watch")
+    record = client.predict(match_id, "", api_name="/get_match")
+    first, second = record["seats"][0]["seat"], record["seats"][1]["seat"]
+    scripts = {e["visible_to"][0]: e for e in record["events"]
+               if e["kind"] == "private" and e["visible_to"] and len(e["visible_to"]) == 1}
+    page.locator("#replay-view").get_by_text(first, exact=True).click()
+    transcript = page.locator("#replay-transcript")
+    expect(page.locator("#replay-position")).to_contain_text(f"what {first} saw")
+    own = scripts[first]["text"].split(".")[0]
+    other = (scripts[second]["data"].get("document") or {}).get("text", "")[:60]
+    expect(transcript).to_contain_text(own)
+    assert other and other not in transcript.inner_text()
