@@ -201,6 +201,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     suite = open_suite(args.suite)
     if suite.loaded.dropped or suite.loaded.repaired:
         say(suite.loaded.report(), file=sys.stderr)
+    if args.strict and suite.loaded.dropped:
+        raise ValueError(f"{suite.loaded.path}: {len(suite.loaded.dropped)} questions could not be read "
+                         "(listed above); --strict runs only a whole suite")
     arena = _arena(args.db)
     arena.catalogue.check_plays(args.agent, suite.game)
     agent = arena.catalogue.resolve(args.agent)
@@ -325,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=60.0, help="time allowed per answer")
     b.add_argument("--fresh", action="store_true", help="forget this agent's stored answers and ask again")
     b.add_argument("--json", action="store_true", help="print the scores as JSON")
+    b.add_argument("--strict", action="store_true", help="refuse a suite file with any unreadable question")
     b.add_argument("--by-tag", action="store_true", help="accuracy per tag value too (phrasing=least, ...)")
     b.set_defaults(func=cmd_bench)
 

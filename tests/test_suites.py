@@ -127,6 +127,8 @@ def test_the_cli_benchmarks_a_house_agent_and_a_users_file(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "4 items, 6 dropped, 5 repaired" in captured.err
     assert "file:messy: house:guess answered 4 questions" in captured.out
+    assert cli_main(["--db", db, "bench", str(FIXTURES / "messy.jsonl"), "--agent", "house:guess", "--strict"]) == 2
+    assert "6 questions could not be read" in capsys.readouterr().err
     assert cli_main(["--db", db, "bench", "no-such-suite", "--agent", "house:guess"]) == 2
     assert "unknown suite 'no-such-suite'" in capsys.readouterr().err
 
