@@ -67,6 +67,17 @@ def hit(game: AvalonGame, _seat: str) -> str:
     return game.holders("merlin")[0]
 
 
+def quiz_first(game: AvalonGame, seat: str) -> str:
+    """An end-of-game quiz answer: the first options, as many as asked."""
+    question = next(q for q in game.quiz_steps[0] if q.seat == seat)
+    return ", ".join(question.options[: question.pick])
+
+
+def quiz_truth(game: AvalonGame, seat: str) -> str:
+    """The deduction quiz answered with the truth."""
+    return ", ".join(s for s in evil(game) if s != seat)
+
+
 class Script:
     """Answers each request from the callable for its phase (game, seat) -> reply."""
 
@@ -76,6 +87,7 @@ class Script:
             "discuss": lambda g, s: f"{s} speaks in quest {g.quest}, proposal {g.attempt}.",
             "team_vote": lambda g, s: "approve", "quest": evil_fails,
             "conference": lambda g, s: f"{s} has a guess.", "assassinate": miss,
+            "summarise": quiz_first, "guess": quiz_first, "deduce": quiz_truth,
         }
         self.replies.update(replies)
 
@@ -601,3 +613,35 @@ def test_same_seed_and_replies_give_the_same_events():
         return [e.to_dict() for e in drive(make(8, seed=seed), Script(propose=dirty_team)).events]
     assert run(21) == run(21)
     assert run(21) != run(22)
+
+
+# -- the end-of-game quizzes ------------------------------------------------------------------------
+@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("ending", ["merlin_survived", "merlin_assassinated", "three_fails", "five_rejections"])
+def test_every_ending_asks_the_deduction_quiz_before_the_reveal_without_changing_the_result(n, ending):
+    script = {"merlin_survived": Script(), "merlin_assassinated": Script(assassinate=hit),
+              "three_fails": Script(propose=dirty_team),
+              "five_rejections": Script(team_vote=lambda g, s: "reject")}[ending]
+    game = drive(make(n, seed=500 + n), script, until=at_phase("quiz"))
+    decided = dict(winner=game.winner, reason=game.reason)
+    assert decided["reason"] == ending and not game.over and not kinds(game, "game_over")
+    requests = game.pending()
+    assert sorted(r.seat for r in requests) == sorted(game.seats)
+    for r in requests:
+        obs = r.observation
+        others = [s for s in game.seats if s != r.seat]
+        assert obs.verb == "answer" and obs.phase == "deduce" and obs.options == others
+        assert obs.pick == sum(game.sides[s] == "evil" for s in others)
+        assert not any("roles" in h.data or "sides" in h.data for h in obs.history), "asked before the reveal"
+    drive(game, Script(deduce=lambda g, s: "nobody"))  # unreadable answers: the game ends all the same
+    assert game.over and kinds(game, "game_over")[0].data["reason"] == ending
+    assert dict(winner=game.result()["winner"], reason=game.result()["reason"]) == decided
+    answers = kinds(game, "quiz_answer")
+    assert len(answers) == n and all(e.data["status"] == "invalid" and e.visible_to == (e.actor,) for e in answers)
+    assert [e.kind for e in game.events][-1] == "game_over"
+
+
+def test_no_quiz_when_the_settings_say_so():
+    game = drive(make(5, seed=1, deduction_quiz=False), Script())
+    assert not kinds(game, "quizzes") and not kinds(game, "quiz_question")
+    assert game.events[-1].kind == "game_over"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn
-from .agents import RandomAvalonAgent, RuleAvalonAgent
+from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .metrics import history, records, row
 from .rules import AvalonGame, AvalonSettings
 from .table import EVIL, GOOD, ROLES
@@ -44,6 +44,23 @@ METRIC_COLUMNS = (
     MetricColumn("invalid_rate", "invalid %", "invalid actions (wrong team, unreadable vote, a good Fail, "
                  "naming a teammate) ÷ calls", percent=True),
     MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
+    # intention-guided play and the end-of-game quizzes (quiz.py, judge.py)
+    MetricColumn("summarisation_f1", "summary F1", "end-of-game quiz: F1 of the intentions the seat names for its own "
+                 "latest statement (shown its THINK and SPEAK) against those it selected; unanswered scores 0"),
+    MetricColumn("guessing_f1", "guess F1", "end-of-game quiz: F1 of the intentions the seat guesses for another "
+                 "player's statement (shown its SPEAK only) against that player's selection; unanswered scores 0"),
+    MetricColumn("deduction_accuracy", "deduction %", "end-of-game quiz, before the reveal: other players put on "
+                 "their true side ÷ other players judged; unanswered scores 0", percent=True),
+    MetricColumn("deduction_accuracy_good", "deduction % good", "the same, as a good player", percent=True),
+    MetricColumn("selection_reasonableness", "reasonable (heuristic judge)", "heuristic judge, 1-5: 1 + 4 × mean over "
+                 "the intentions followed of ½ suits the role + ½ fits the moment (leader, on the team, after a "
+                 "fail...), per statement with intentions; an LLM judge is judge.judge_match"),
+    MetricColumn("following_score", "following (heuristic judge)", "heuristic judge, 1-5: 1 + 4 × mean over the "
+                 "intentions of 1 if one of its key words is in the SPEAK, ½ if only in the THINK; lexical cues, "
+                 "not understanding"),
+    MetricColumn("intention_error_rate", "intent errors %", "statements with intentions whose pipeline reported "
+                 "errors (ids not in the catalogue, missing THINK/SPEAK, a failed call) ÷ such statements",
+                 percent=True),
 )
 
 SPEC = register(GameSpec(
@@ -65,10 +82,16 @@ SPEC = register(GameSpec(
     history=history,
     history_label="win_rate",
     rules_doc=DOCS / "rules-avalon.md",
+    # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`
+    rules_version=2,
     house_agents={
         "house:avalon-rules": HouseAgent("Rule-based bots: consistent-assignment reasoning, role-aware play.",
                                          RuleAvalonAgent),
         "house:avalon-random": HouseAgent("Random teams, votes and cards; generic statements.", RandomAvalonAgent),
+        "house:avalon-intent-local": HouseAgent(
+            "Intention-guided play on the embedded SmolLM2 model: selects intentions from the catalogue, thinks, "
+            "speaks, rereads its speech as the others will and refines it (slow: two model calls a statement).",
+            intent_local_agent, random_fill=False),
     },
     demo_agents=("house:avalon-rules", "house:avalon-random"),
 ))

@@ -89,4 +89,27 @@ class RuleAvalonAgent(Agent):
         return ", ".join(rng.sample(options, obs.pick))
 
     def answer(self, obs: Observation) -> str:
+        if obs.phase == "deduce" and _playable(obs) and set(obs.options) <= set(obs.seats):
+            # the end-of-game quiz: the seats most likely evil under everything this seat knows
+            return ", ".join(strategy.most_likely_evil(obs, read_record(obs), seat_rng(obs, "deduce")))
         return ", ".join(seat_rng(obs, "answer").sample(obs.options, obs.pick)) if obs.options else "I do not know."
+
+
+# The embedded model reads a prompt at roughly 50 tokens a second on two CPU cores, so this
+# agent keeps its prompts short enough for two calls within a 30-second turn: the last
+# INTENT_LOCAL_HISTORY history items, INTENT_LOCAL_OFFERED intentions on offer (spread over
+# the categories), INTENT_LOCAL_TOKENS new tokens a call.
+INTENT_LOCAL_TOKENS = 128
+INTENT_LOCAL_HISTORY = 10
+INTENT_LOCAL_OFFERED = 8
+
+
+def intent_local_agent() -> Agent:
+    """`house:avalon-intent-local`: the SDK's intention-guided agent on the embedded model,
+    built when first seated (the model loads in `prepare`, outside the turn's clock)."""
+    from sdk import AvalonIntentionAgent, local_caller
+
+    return AvalonIntentionAgent(local_caller(max_new_tokens=INTENT_LOCAL_TOKENS), name="house:avalon-intent-local",
+                                max_offered=INTENT_LOCAL_OFFERED, max_history=INTENT_LOCAL_HISTORY,
+                                description="Intention-guided play (select, think, speak, reread, refine) on the "
+                                            "embedded SmolLM2-135M model.")

@@ -14,7 +14,18 @@ row (`row`) turns their sums into the game metrics of the study this follows:
   that could be revised);
 - Merlin assassination rate (assassinations that named this agent's Merlin ÷ assassinations
   it faced as Merlin), and the assassin's hit rate;
-- invalid-action rate (invalid actions ÷ calls).
+- invalid-action rate (invalid actions ÷ calls);
+
+and the social-intelligence metrics of intention-guided play (`quiz.py`, `judge.py`):
+
+- summarisation F1 (the seat's picks of its own intentions against what it selected),
+  guessing F1 (its picks of another player's against that player's selection), each
+  averaged over the questions asked; an unanswered question scores 0;
+- role deduction accuracy (other players put on their true side ÷ other players judged;
+  an unanswered question puts nobody right);
+- selection reasonableness and following score (1-5), from the offline heuristic judge,
+  averaged over the seat's statements with intentions; and the share of those statements
+  whose pipeline reported errors.
 """
 
 from __future__ import annotations
@@ -22,7 +33,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from sdk.intentions import load_catalogue, selected_ids
+
 from ..records import AgentTotals, SeatRecord
+from .judge import heuristic_following, heuristic_reasonableness, intention_statements
+from .quiz import deduction_correct, f1
 from .table import EVIL, GOOD, fails_needed
 
 
@@ -81,6 +96,7 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
         elif kind == "call" and actor in stats:
             stats[actor]["calls"] += 1
             stats[actor]["latency_ms"] += float(data.get("latency_ms") or 0.0)
+    _intention_stats(match, stats, sides)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
     out = []
     for seat in seats:
@@ -92,6 +108,42 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
         out.append(SeatRecord(seat=seat, agent_id=by_seat[seat], role=side, team=side, won=side == winner,
                               score=1.0 if side == winner else 0.0, stats={k: float(v) for k, v in s.items()}))
     return out
+
+
+def _intention_stats(match: dict[str, Any], stats: dict[str, Counter[str]], sides: dict[str, str]) -> None:
+    """The quizzes' scores and the heuristic judge's, added to each seat's stats."""
+    catalogue = load_catalogue()
+    for s in intention_statements(match, catalogue):
+        if s.seat in stats:
+            st = stats[s.seat]
+            st["intent_statements"] += 1
+            st["intent_with_errors"] += int(bool(s.errors))
+            st["judge_reasonable"] += heuristic_reasonableness(s, catalogue)
+            st["judge_following"] += heuristic_following(s, catalogue)
+    selections: dict[tuple[str, int, int], list[str]] = {}  # (seat, quest, attempt) -> its selection
+    for e in match["events"]:
+        data = e.get("data") or {}
+        if e["kind"] == "intentions":
+            selections[(e["actor"], data.get("quest"), data.get("attempt"))] = selected_ids(data.get("notes"),
+                                                                                            catalogue)
+    asked: dict[tuple[str, str], dict[str, Any]] = {}  # (seat, quiz) -> the question's data
+    for e in match["events"]:
+        kind, data, seat = e["kind"], e.get("data") or {}, e["actor"]
+        if kind == "quiz_question":
+            asked[(seat, data.get("quiz"))] = data
+        elif kind == "quiz_answer" and seat in stats and (seat, data.get("quiz")) in asked:
+            question, quiz = asked[(seat, data.get("quiz"))], data.get("quiz")
+            picks = [p for p in data.get("picks") or [] if isinstance(p, str)]
+            if quiz in ("summarise", "guess"):
+                truth = selections.get((question.get("about"), question.get("quest"), question.get("attempt")), [])
+                key = "summary" if quiz == "summarise" else "guess"
+                stats[seat][f"{key}_asked"] += 1
+                stats[seat][f"{key}_f1"] += f1(picks, truth)
+            elif quiz == "deduce":
+                others = [x for x in question.get("options") or [] if x in sides]
+                stats[seat]["deduce_asked"] += 1
+                stats[seat]["deduce_judged"] += len(others)
+                stats[seat]["deduce_correct"] += deduction_correct(picks or None, others, sides)
 
 
 def row(totals: AgentTotals) -> dict[str, Any]:
@@ -110,6 +162,13 @@ def row(totals: AgentTotals) -> dict[str, Any]:
         "merlin_games": int(good.get("as_merlin")),
         "assassin_hit_rate": evil.ratio("assassin_hits", "assassin_shots"),
         "invalid_rate": every.ratio("invalid_actions", "calls"),
+        "summarisation_f1": every.ratio("summary_f1", "summary_asked"),
+        "guessing_f1": every.ratio("guess_f1", "guess_asked"),
+        "deduction_accuracy": every.ratio("deduce_correct", "deduce_judged"),
+        "deduction_accuracy_good": good.ratio("deduce_correct", "deduce_judged"),
+        "selection_reasonableness": every.ratio("judge_reasonable", "intent_statements"),
+        "following_score": every.ratio("judge_following", "intent_statements"),
+        "intention_error_rate": every.ratio("intent_with_errors", "intent_statements"),
         "avg_latency_ms": every.ratio("latency_ms", "calls"),
     }
 

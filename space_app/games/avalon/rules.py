@@ -7,7 +7,10 @@ after every proposal; the fifth rejected proposal in a row of one quest gives ev
 game. An approved team plays success/fail cards in secret (good players can only play
 success); one Fail card fails a quest, two on the fourth quest with 7+ players. Three
 failed quests: evil wins. Three successful quests: the Assassin names Merlin; a hit wins
-for evil, a miss for good. Full rules, settings and events: docs/rules-avalon.md.
+for evil, a miss for good. Once the game is decided (its winner fixed), and before the
+roles are revealed, the players answer end-of-game quizzes through `answer` (`quiz.py`):
+on their own and another player's intentions, and on who is evil. Full rules, settings
+and events: docs/rules-avalon.md.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from sdk.intentions import load_catalogue, selected_ids
 from sdk.observation import Limits
 
 from ..base import SPECTATORS, Game, Outcome, Request
+from .quiz import Question, Spoken, deduce_questions, guess_questions, read_answer, summarise_questions
 from .table import (
     ASSASSIN,
     EVIL,
@@ -53,9 +58,12 @@ __all__ = [
     "evil_count", "fails_needed", "resolve_team", "side_of", "team_size",
 ]
 
+# the intention catalogue the quizzes ask about: read once when the rules are imported, so the
+# game itself does no I/O
+CATALOGUE = load_catalogue()
 APPROVE, REJECT = "approve", "reject"
 SUCCESS, FAIL = "success", "fail"
-Phase = Literal["propose", "discuss", "revise", "team_vote", "quest", "conference", "assassinate", "over"]
+Phase = Literal["propose", "discuss", "revise", "team_vote", "quest", "conference", "assassinate", "quiz", "over"]
 
 
 class AvalonSettings(BaseModel):
@@ -71,6 +79,10 @@ class AvalonSettings(BaseModel):
     # before the assassination the evil players reveal themselves to each other and each
     # says once whom they take for Merlin (the Assassin last), as at a real table
     evil_conference: bool = True
+    # once the game is decided: each seat that recorded intentions names its own (from its THINK
+    # and SPEAK) and guesses another player's (from the SPEAK only)
+    intention_quiz: bool = True
+    deduction_quiz: bool = True  # ... and every seat names the players it believes are evil
     seconds: float = Field(default=30.0, gt=0, le=3600)
     max_chars: int = Field(default=600, ge=1, le=100_000)
     language: Literal["en"] = "en"
@@ -136,7 +148,7 @@ class AvalonGame(Game):
     title: ClassVar[str] = "Avalon"
     history_kinds: ClassVar[frozenset[str]] = frozenset({
         "start", "quest_start", "proposal", "statement", "silence", "revision", "team_vote", "vote_result",
-        "quest_result", "assassination_phase", "evil_reveal", "evil_talk", "assassination", "game_over",
+        "quest_result", "assassination_phase", "evil_reveal", "evil_talk", "assassination", "quizzes", "game_over",
         "invalid_action",
     })
 
@@ -168,6 +180,8 @@ class AvalonGame(Game):
         self.winner: Side | None = None
         self.reason = ""
         self.assassination: dict[str, Any] | None = None
+        self.spoken: list[Spoken] = []  # statements that carried intentions, for the quizzes
+        self.quiz_steps: list[list[Question]] = []  # the quizzes still to ask, one step each
         self._setup()
 
     # -- who is who ---------------------------------------------------------------
@@ -313,6 +327,11 @@ class AvalonGame(Game):
             return [self._ask(seat, "vote", (
                 "Three quests have succeeded. As the Assassin, name the player you take for Merlin: "
                 "a hit wins the game for evil, a miss for good."), others)]
+        if self.phase == "quiz":
+            return [Request(q.seat, self.observe(
+                q.seat, "answer", phase=q.quiz, instruction=q.instruction, options=q.options, pick=q.pick,
+                option_texts=q.option_texts, limits=self._limits(), round=self.quest,
+                language=self.settings.language)) for q in self.quiz_steps[0]]
         return []
 
     def submit(self, outcomes: Iterable[Outcome]) -> None:
@@ -331,6 +350,8 @@ class AvalonGame(Game):
             self._conference(self.order[self.turn], got.get(self.order[self.turn]))
         elif self.phase == "assassinate":
             self._assassinate(got.get(self.holders(ASSASSIN)[0]))
+        elif self.phase == "quiz":
+            self._answers(got)
         else:
             raise RuntimeError("the game is over")
 
@@ -385,6 +406,12 @@ class AvalonGame(Game):
         text = (self._text(outcome) or "").strip()[: self.settings.max_chars].strip()
         if text:
             self.emit("statement", text, actor=seat, round=self.quest, quest=self.quest, attempt=self.attempt)
+            notes = outcome.notes if outcome is not None and outcome.notes else {}
+            ids = selected_ids(notes, CATALOGUE)
+            if ids:  # a statement the intention quizzes can ask about
+                think = notes.get("think")
+                self.spoken.append(Spoken(seat, self.quest, self.attempt, tuple(ids),
+                                          think if isinstance(think, str) else "", text))
         else:
             reason = "empty statement" if self._text(outcome) is not None else self._why(outcome)
             self.emit("silence", f"{seat} says nothing.", actor=seat, round=self.quest, quest=self.quest,
@@ -540,8 +567,56 @@ class AvalonGame(Game):
 
     # -- the end -----------------------------------------------------------------------------
     def _finish(self, winner: Side, reason: str) -> None:
-        self.phase = "over"
+        """The game is decided: its winner is fixed here. The quizzes (if any) come next, then
+        the roles are revealed."""
         self.winner, self.reason = winner, reason
+        self.quiz_steps = self._quizzes()
+        if not self.quiz_steps:
+            self._close()
+            return
+        self.phase = "quiz"
+        self.emit("quizzes", "The game is decided. Before the roles are revealed, each player answers a few "
+                  "private questions.", round=self.quest,
+                  quizzes=sorted({q.quiz for step in self.quiz_steps for q in step}))
+        self._ask_step()
+
+    def _quizzes(self) -> list[list[Question]]:
+        """The quiz steps, in order: summarise, guess, deduce (each step asks its seats at once)."""
+        s = self.settings
+        steps: list[list[Question]] = []
+        if s.intention_quiz and self.spoken:
+            steps += [summarise_questions(self.spoken, CATALOGUE), guess_questions(self.spoken, self.seats, CATALOGUE)]
+        if s.deduction_quiz:
+            steps.append(deduce_questions(self.seats, self.sides))
+        return [step for step in steps if step]
+
+    def _ask_step(self) -> None:
+        for q in self.quiz_steps[0]:
+            self.emit("quiz_question", q.instruction, actor=q.seat, round=self.quest, visible_to=(q.seat,),
+                      quiz=q.quiz, options=list(q.options), pick=q.pick, **q.data)
+
+    def _answers(self, got: dict[str, Outcome]) -> None:
+        """Each answer is read and recorded; a missing or unreadable one is an empty answer
+        (scored wrong by the metrics), never a reason to stop."""
+        for q in self.quiz_steps.pop(0):
+            outcome = got.get(q.seat)
+            text = self._text(outcome)
+            picks, problem = read_answer(text, q.options)
+            status = "ok" if not problem else "invalid"
+            if text is None:  # timeout, error, unparseable, or no reply at all
+                status, problem = (outcome.status if outcome is not None else "missing"), self._why(outcome)
+            shown = ", ".join(picks) if picks else "nothing usable"
+            self.emit("quiz_answer", f"{q.seat} answers the {q.quiz} question: {shown}.", actor=q.seat,
+                      round=self.quest, visible_to=(q.seat,), quiz=q.quiz, picks=picks, pick=q.pick,
+                      status=status, problem=problem, given=text[:200] if problem and text is not None else None)
+        if self.quiz_steps:
+            self._ask_step()
+        else:
+            self._close()
+
+    def _close(self) -> None:
+        winner, reason = self.winner, self.reason
+        self.phase = "over"
         why = {"five_rejections": "five proposals in a row were rejected",
                "three_fails": "three quests failed",
                "merlin_assassinated": "the Assassin named Merlin",

@@ -17,7 +17,7 @@ MAX_STEPS = 10_000  # far beyond any game (5 quests x 5 proposals x a dozen step
 
 def outcome_for(request: Request, reply: str) -> Outcome:
     obs = request.observation
-    if obs.verb == "vote":
+    if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
         choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
         if choice.ok:
             return Outcome(request.seat, choice.as_text())

@@ -180,3 +180,12 @@ def merlin_guess(obs: Observation, record: Record, rng: random.Random, options: 
     scores = merlin_scores(record, set(know.evil))
     pool = [s for s in (options or record.seats) if s in scores and s != obs.you] or list(options or record.seats)
     return max(pool, key=lambda s: (round(scores.get(s, 0.0), 9), rng.random()))
+
+
+# -- the end-of-game deduction quiz ---------------------------------------------------------
+def most_likely_evil(obs: Observation, record: Record, rng: random.Random) -> list[str]:
+    """The `obs.pick` options this seat's belief holds most likely evil (ties drawn with rng)."""
+    p = belief(record, knowledge_of(obs, record)).p_evil()
+    ranked = sorted(obs.options, key=lambda s: (-round(p.get(s, 0.0), 9), rng.random()))
+    chosen = ranked[: obs.pick]
+    return [s for s in obs.options if s in chosen]
