@@ -4,7 +4,7 @@ __version__ = "0.2.0"
 
 from .agent import Agent, Reply
 from .avalon_intention import AvalonIntentionAgent
-from .callers import local_caller, openai_caller, scripted_caller
+from .callers import LocalScorer, local_caller, local_scorer, openai_caller, scripted_caller
 from .errors import AgentError
 from .intentions import Catalogue, Intention, catalogue_for, load_catalogue
 from .llm_agent import LLMAgent
@@ -15,8 +15,8 @@ from .usage import LLMText, Usage, with_notes
 
 __all__ = [
     "ABSTAIN", "Agent", "AgentError", "AvalonIntentionAgent", "Catalogue", "Choice", "Document", "HistoryItem",
-    "Intention", "LLMAgent", "LLMText", "Limits", "MatchMemory", "Observation", "PrivateInfo",
-    "RemoteAgent", "Reply", "Usage", "__version__", "catalogue_for", "load_catalogue", "local_caller",
+    "Intention", "LLMAgent", "LLMText", "Limits", "LocalScorer", "MatchMemory", "Observation", "PrivateInfo",
+    "RemoteAgent", "Reply", "Usage", "__version__", "catalogue_for", "load_catalogue", "local_caller", "local_scorer",
     "openai_caller", "parse_choice", "scripted_caller", "serve", "with_notes",
 ]
 

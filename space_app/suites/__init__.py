@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..games import GAMES
 from .baselines import GuessAgent
-from .reference import cot_local, direct_local
+from .reference import cot_local, direct_local, limp_local
 from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -26,6 +26,8 @@ register(SuiteSource(
         "house:guess": (GuessAgent.description, GuessAgent),
         "house:direct-local": ("The embedded model asked for the letter directly.", direct_local),
         "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
+        "house:limp-local": ("Inverse planning: how likely each step is under each option, from the embedded "
+                             "model's token log-probabilities.", limp_local),
     },
 ))
 

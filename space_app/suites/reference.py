@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from sdk import LLMAgent
 
+from .inverse_planning import InversePlanningAgent
+
 DIRECT_TEMPLATE = (
     "{private}\n\nQuestion: {instruction}\nOptions:\n{options_lines}\n"
     "Reply with the letter of the correct option only."
@@ -46,10 +48,17 @@ def direct_local() -> LLMAgent:
     return direct_agent(local_caller(max_new_tokens=8), "house:direct-local")
 
 
+def limp_local() -> InversePlanningAgent:
+    """Inverse planning on the embedded model's exact token log-probabilities."""
+    from sdk import local_scorer
+
+    return InversePlanningAgent(local_scorer(), name="house:limp-local")
+
+
 def cot_local() -> LLMAgent:
     from sdk import local_caller
 
     return cot_agent(local_caller(max_new_tokens=160), "house:cot-local")
 
 
-__all__ = ["COT_TEMPLATE", "DIRECT_TEMPLATE", "cot_agent", "cot_local", "direct_agent", "direct_local"]
+__all__ = ["COT_TEMPLATE", "DIRECT_TEMPLATE", "cot_agent", "cot_local", "direct_agent", "direct_local", "limp_local"]
