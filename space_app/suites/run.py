@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,14 +111,18 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
     todo = [item for item in items if item.id not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
     pending: list[dict[str, Any]] = []
+    last_save = [time.monotonic()]
 
     async def one(item: SuiteItem) -> None:
         async with gate:
             outcome, record = await call_agent(agent, Request(READER, observation(item, suite.game, seconds)))
         pending.append(answer_row(item, record.data, outcome.text if outcome.ok else None))
-        if len(pending) >= 20:
+        # each answer is kept as it comes (slow models: a killed run loses nothing), or in
+        # small batches when answers come faster than ten a second
+        if len(pending) >= 10 or time.monotonic() - last_save[0] > 0.1:
             store.save_answers(suite.id, agent_id, pending[:])
             pending.clear()
+            last_save[0] = time.monotonic()
         if progress is not None:
             progress(1)
 
