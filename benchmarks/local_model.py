@@ -250,11 +250,7 @@ def details(r: dict[str, Any], run: int) -> dict[str, float]:
     }
 
 
-def report(runs: list[dict[str, Any]]) -> None:
-    per_backend: dict[str, list[dict[str, float]]] = {}
-    for r in runs:
-        done = per_backend.setdefault(r["backend"], [])
-        done.append(details(r, len(done) + 1))
+def report(per_backend: dict[str, list[dict[str, float]]]) -> None:
     figures = {b: {k: med([f[k] for f in fs]) for k in fs[0]} for b, fs in per_backend.items()}
 
     print(f"\n## Summary (medians over {max(len(fs) for fs in per_backend.values())} run(s) per backend)\n")
@@ -309,7 +305,12 @@ def main() -> None:
           f"repeats={args.repeats}, rounds={args.rounds}, {load_average()} at start")
     backends = args.backends.split(",")
     order = [b for i in range(args.rounds) for b in (backends if i % 2 == 0 else backends[::-1])]
-    report([run_child(b, args.repeats) for b in order])
+    per_backend: dict[str, list[dict[str, float]]] = {}
+    for backend in order:
+        done = per_backend.setdefault(backend, [])
+        done.append(details(run_child(backend, args.repeats), len(done) + 1))
+        sys.stdout.flush()  # each run's figures as soon as it ends
+    report(per_backend)
 
 
 if __name__ == "__main__":

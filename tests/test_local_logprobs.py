@@ -18,9 +18,11 @@ pytestmark = pytest.mark.model
 
 STORY = ("Story:\nMei put the scissors in the red drawer and left the kitchen. While she was away, Ben moved "
          "the scissors to the blue box on the shelf. Mei came back to cut some paper.")
+# they share starts (one is the start of another): the batched path reads shared parts once
 CONTINUATIONS = [" She opened the red drawer to get the scissors.",
                  " She opened the blue box to get the scissors.",
-                 " Purple elephants sang the tax code backwards."]
+                 " Purple elephants sang the tax code backwards.",
+                 " She opened the red drawer"]
 QUESTION = [{"role": "user", "content": "What is the capital of France? Answer with one word."}]
 
 
@@ -40,10 +42,26 @@ def test_batched_scores_equal_the_direct_computation(backend):
                                                for c in CONTINUATIONS]
     assert [sum(row) for row in per_token] == pytest.approx(together, abs=1e-9)
     assert all(x <= 0 for row in per_token for x in row)
+    # a continuation that starts another gets the same log-probabilities for its tokens (up to
+    # float32 rounding in torch, whose sums depend on the sequence length)
+    assert per_token[0][:len(per_token[3])] == pytest.approx(per_token[3], abs=1e-4)
     # a sensible continuation beats an absurd one, by far
     assert together[0] > together[2] + 10 and together[1] > together[2] + 10
     # the same question again (now from the model's cache) gives the same answer
     assert batched.logprobs(STORY, CONTINUATIONS) == pytest.approx(together, abs=1e-9)
+
+
+def test_the_prefix_and_shared_starts_are_read_once():
+    model = lc.load_local_model("llama")
+    scorer = local_scorer("llama")
+    scorer.logprob(STORY, " She")  # the story is now in the model's context
+    before = model.tokens_evaluated
+    scorer.logprobs(STORY, CONTINUATIONS)
+    read = model.tokens_evaluated - before
+    conts = [model.encode_text(c) for c in CONTINUATIONS]
+    distinct_starts = {tuple(c[:k]) for c in conts for k in range(1, len(c) + 1)}  # the nodes of their trie
+    # the story's last token (read again for its logits), then each distinct start once
+    assert read == 1 + len(distinct_starts) < sum(len(c) for c in conts)
 
 
 def test_chat_messages_as_prefix_score_the_models_reply():

