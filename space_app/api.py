@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -29,6 +29,7 @@ from .leaderboard import board
 from .registry import RegistrationError, register_agent
 from .runner import new_match_id
 from .service import Arena, LiveCallback, MatchPlan
+from .sources import VISITOR, kind_of, parse_kinds
 from .standings import catch_up
 from .store import Store
 from .suites import SUITES, Suite, open_suite
@@ -171,9 +172,10 @@ class ArenaAPI:
 
     # -- matches -----------------------------------------------------------------
     def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "",
-             signed_in: bool = True) -> MatchPlan:
+             signed_in: bool = True, tag: str = VISITOR) -> MatchPlan:
         """Validate a match request and fill its seats. `signed_in`: whether the caller is a
-        signed-in user (on a Space only they may seat an agent by URL)."""
+        signed-in user (on a Space only they may seat an agent by URL); `tag`: the match's
+        source (`visitor`, or `human` when a person takes a seat)."""
         try:
             req = request if isinstance(request, MatchRequest) else MatchRequest.model_validate(request)
         except ValidationError as exc:
@@ -217,7 +219,7 @@ class ArenaAPI:
         except ValueError as exc:
             raise ApiError(f"invalid settings: {exc}") from exc
         return MatchPlan(req.game, seats, seed, {**req.settings, "players": n}, owner=owner,
-                         match_id=new_match_id())
+                         match_id=new_match_id(), tag=tag)
 
     def _check_ad_hoc(self, spec: str, signed_in: bool) -> None:
         """`remote:`/`wis:` seats name a URL the arena will call: on a Space only for a
@@ -299,6 +301,7 @@ class ArenaAPI:
         for m in rows:
             result = m.get("result") or {}
             out.append({"id": m["id"], "game": m["game"], "status": m["status"], "tag": m["tag"],
+                        "source": kind_of(m["tag"]),
                         "created_at": m["created_at"], "winner": result.get("winner"),
                         "seats": [f"{s['seat']}={s['agent_name']}" for s in m["seats"]]})
         return out
@@ -376,8 +379,15 @@ class ArenaAPI:
         except ValueError as exc:
             raise ApiError(str(exc)) from exc
 
-    def leaderboard(self, game: str = "spy", min_games: int = 0, include_studies: bool = False) -> list[dict[str, Any]]:
-        """One row per agent, read from the stored standings; `min_games` counts matches."""
+    def leaderboard(self, game: str = "spy", min_games: int = 0, sources: str | Iterable[str] = "default",
+                    tag: str | None = None) -> list[dict[str, Any]]:
+        """One row per agent, read from the stored standings; `min_games` counts matches;
+        `sources`: 'default' (visitor, human and tournament matches), 'all' or a comma list
+        of kinds (see `space_app.sources`); `tag`: one tag's matches only."""
         if game not in GAMES:
             raise ApiError(f"unknown game {game!r}")
-        return board(self.store, game, include_studies=include_studies, min_matches=max(0, int(min_games)))
+        try:
+            kinds = parse_kinds(sources) if sources or tag is None else None
+        except ValueError as exc:
+            raise ApiError(str(exc)) from exc
+        return board(self.store, game, sources=kinds, tag=tag or None, min_matches=max(0, int(min_games)))

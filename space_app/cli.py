@@ -101,12 +101,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0 if outcome.status == "finished" else 1
 
 
-def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int) -> None:
-    from .leaderboard import board, columns
+def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
+                      sources: str | None = None) -> None:
+    from .leaderboard import board, columns, kinds_for
+    from .sources import describe, parse_kinds
     from .standings import catch_up
 
     catch_up(store, game)
-    rows = board(store, game, tag=tag, min_matches=min_games)
+    kinds = kinds_for(parse_kinds(sources) if sources else None, tag)
+    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games)
+    say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}.")
     say(render(rows, [c.key for c in columns(get_game(game))]))
 
 
@@ -138,7 +142,7 @@ def _role_specs(given: list[str] | None) -> dict[str, str] | None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games)
+    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources)
     return 0
 
 
@@ -252,9 +256,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import rows, write
+    from .sources import parse_kinds
 
     records = rows(Store(args.db, recover=False), args.game, args.what, args.format, tag=args.tag,
-                   include_studies=not args.no_studies)
+                   sources=parse_kinds(args.sources) if args.sources else None)
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as out:
             n = write(out, records, args.format)
@@ -264,25 +269,31 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+SOURCES_HELP = ("match sources to include: 'default' (visitor, human and tournament matches), 'all', or a comma "
+                "list of demo, visitor, human, tournament, study (default: 'default'; with --tag: every match "
+                "of that tag)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m space_app", description=__doc__)
     parser.add_argument("--db", default=DEFAULT_DB, help="SQLite file or database URL "
                         f"(default {DEFAULT_DB}; env ARENA_DB)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def game_args(p: argparse.ArgumentParser) -> None:
+    def game_args(p: argparse.ArgumentParser, tag: str) -> None:
         p.add_argument("game", choices=sorted(GAMES))
         add_setting_args(p)
-        p.add_argument("--tag", default="", help="label stored with the matches")
+        p.add_argument("--tag", default=tag, help=f"label stored with the matches (default {tag!r}; a tag "
+                       "starting 'study:' marks study matches, left out of leaderboards unless asked for)")
 
     m = sub.add_parser("match", help="play one match and print its transcript")
-    game_args(m)
+    game_args(m, "cli")
     m.add_argument("--seats", nargs="+", required=True, help="agent spec per seat")
     m.add_argument("--seed", type=int, default=0)
     m.set_defaults(func=cmd_match)
 
     t = sub.add_parser("tournament", help="play many matches and print the leaderboard")
-    game_args(t)
+    game_args(t, "tournament")
     t.add_argument("--games", type=int, default=100)
     t.add_argument("--seats", nargs="+", default=["house:heuristic", "house:random"],
                    help="agent specs to draw seats from (shuffled per match)")
@@ -296,7 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     lb = sub.add_parser("leaderboard", help="print the leaderboard recomputed from the store")
     lb.add_argument("game", choices=sorted(GAMES))
-    lb.add_argument("--tag", default=None)
+    lb.add_argument("--tag", default=None, help="only matches with this tag (of any source)")
+    lb.add_argument("--sources", default=None, help=SOURCES_HELP)
     lb.add_argument("--min-games", type=int, default=0)
     lb.set_defaults(func=cmd_leaderboard)
 
@@ -352,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--what", choices=["matches", "seats", "leaderboard"], default="matches")
     e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     e.add_argument("--tag", default=None, help="only matches with this tag")
-    e.add_argument("--no-studies", action="store_true", help="leave out study matches")
+    e.add_argument("--sources", default=None, help=SOURCES_HELP)
     e.add_argument("--out", help="file to write (default: standard output)")
     e.set_defaults(func=cmd_export)
     return parser

@@ -9,8 +9,9 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
-from .leaderboard import board
-from .standings import STUDY_PREFIX, catch_up
+from .leaderboard import board, kinds_for
+from .sources import kind_of
+from .standings import catch_up
 from .store import Store
 
 What = Literal["matches", "seats", "leaderboard"]
@@ -20,6 +21,7 @@ Format = Literal["jsonl", "csv"]
 def match_summary(match: dict[str, Any]) -> dict[str, Any]:
     result = match.get("result") or {}
     return {"id": match["id"], "game": match["game"], "seed": match["seed"], "status": match["status"],
+            "source": kind_of(match["tag"]),
             "tag": match["tag"], "rules": match.get("rules", ""), "created_at": match["created_at"],
             "finished_at": match["finished_at"], "winner": result.get("winner"),
             "seats": ";".join(f"{s['seat']}={s['agent_id']}" for s in match["seats"]),
@@ -27,10 +29,13 @@ def match_summary(match: dict[str, Any]) -> dict[str, Any]:
 
 
 def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = None,
-         include_studies: bool = True) -> Iterator[dict[str, Any]]:
+         sources: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows to export, of the matches the filter takes (the leaderboard's: see `sources`)."""
+    kinds = kinds_for(sources, tag)
+
     def matches() -> Iterable[dict[str, Any]]:
         for m in store.iter_matches(game, tag=tag):
-            if include_studies or not m["tag"].startswith("study:"):
+            if kind_of(m["tag"]) in kinds:
                 yield m
 
     if what == "matches":
@@ -38,14 +43,15 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
             yield m if fmt == "jsonl" else match_summary(m)
     elif what == "seats":
         catch_up(store, game)
-        skip = None if include_studies else STUDY_PREFIX
-        for r in store.records(game, tag=tag, exclude_prefix=skip):
+        for r in store.records(game, tag=tag):
+            if kind_of(r["tag"]) not in kinds:
+                continue
             yield {"match_id": r["match_id"], "tag": r["tag"], "game": r["game"], "seat": r["seat"],
                    "agent_id": r["agent_id"], "role": r["role"], "team": r["team"], "won": bool(r["won"]),
                    "score": r["score"], **(r["stats"] or {})}
     else:
         catch_up(store, game)
-        yield from board(store, game, include_studies=include_studies, tag=tag)
+        yield from board(store, game, sources=kinds, tag=tag)
 
 
 def write(out: TextIO, records: Iterable[dict[str, Any]], fmt: Format) -> int:

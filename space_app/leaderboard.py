@@ -7,13 +7,14 @@ by the game's `row` from the agent's summed per-seat records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .games import GameSpec, MetricColumn, get_game
-from .games.records import AgentTotals, Tally, totals_from
+from .games.records import AgentTotals, SeatRecord, Tally, totals_from
 from .rating import SIDE, Skill
-from .standings import STUDY_PREFIX, Standings, derive, from_row, pool_for, split_subject
+from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
+from .standings import ALL, Standings, derive, from_row, pool_for, split_subject
 from .store import Store
 
 
@@ -77,41 +78,58 @@ def rows_of(spec: GameSpec, standings: Standings, pool: str, min_matches: int = 
     return rows_from(spec, totals_from(tallies), agent_skills, role_skills, min_matches)
 
 
-def board(store: Store, game: str, *, include_studies: bool = True, tag: str | None = None,
+def board(store: Store, game: str, *, sources: Iterable[str] | None = None, tag: str | None = None,
           min_matches: int = 0) -> list[dict[str, Any]]:
-    """The leaderboard of a game: a whole pool from its running totals (a few rows read,
-    whatever the number of matches), or one tag's matches from their stored records."""
+    """The leaderboard of a game over the matches of some source kinds (default: visitor,
+    human and tournament; see `sources`), optionally of one tag. A kept pool is read from
+    its running totals (a few rows, whatever the number of matches); any other filter is
+    computed from the stored per-seat records. Asking for a tag without sources gives
+    every match of that tag, whatever its kind."""
     spec = get_game(game)
-    if tag is not None:
-        standings = Standings(pools=(pool_for(True),))
-        current: tuple[str, list] | None = None
-        for row in store.records(game, tag=tag):
-            if current is None or current[0] != row["match_id"]:
-                if current is not None:
-                    standings.add(tag, current[1])
-                current = (row["match_id"], [])
-            current[1].append(from_row(row))
-        if current is not None:
-            standings.add(tag, current[1])
-        return rows_of(spec, standings, pool_for(True), min_matches)
-    pool = pool_for(include_studies)
+    kinds = kinds_for(sources, tag)
+    pool = pool_for(kinds) if tag is None else None
+    if pool is None:
+        standings = Standings(pools=(ALL,))
+        for match_tag, records in _matches_of(store.records(game, tag=tag)):
+            if kind_of(match_tag) in kinds:
+                standings.add(match_tag, records)
+        return rows_of(spec, standings, ALL, min_matches)
     tallies = {(a, r): Tally.from_dict(t) for a, r, t in store.totals(game, pool)}
     agent_skills = _skills(store.skills(game, pool, "agent").items())
     role_skills = {split_subject(s): k for s, k in _skills(store.skills(game, pool, "role").items()).items()}
     return rows_from(spec, totals_from(tallies), agent_skills, role_skills, min_matches)
 
 
-def from_matches(game: str, matches: Iterable[dict[str, Any]], *, include_studies: bool = True,
+def kinds_for(sources: Iterable[str] | None, tag: str | None = None) -> frozenset[str]:
+    """The source kinds a leaderboard request means (a tag alone: all of that tag's matches)."""
+    if sources is not None:
+        return frozenset(sources)
+    return EVERY_KIND if tag is not None else DEFAULT_KINDS
+
+
+def _matches_of(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[SeatRecord]]]:
+    """Stored record rows (in applied order) grouped into (tag, records) per match."""
+    current: tuple[str, str, list[SeatRecord]] | None = None
+    for row in rows:
+        if current is None or current[0] != row["match_id"]:
+            if current is not None:
+                yield current[1], current[2]
+            current = (row["match_id"], row["tag"] or "", [])
+        current[2].append(from_row(row))
+    if current is not None:
+        yield current[1], current[2]
+
+
+def from_matches(game: str, matches: Iterable[dict[str, Any]], *, sources: Iterable[str] | None = None,
                  min_matches: int = 0) -> list[dict[str, Any]]:
     """The same leaderboard recomputed from matches' events (a check on the stored one)."""
     spec = get_game(game)
-    pool = pool_for(include_studies)
-    standings = Standings(pools=(pool,))
+    kinds = DEFAULT_KINDS if sources is None else frozenset(sources)
+    standings = Standings(pools=(ALL,))
     for m in matches:
-        if m["status"] != "finished" or (not include_studies and (m["tag"] or "").startswith(STUDY_PREFIX)):
-            continue
-        standings.add(m["tag"] or "", derive(m))
-    return rows_of(spec, standings, pool, min_matches)
+        if m["status"] == "finished" and kind_of(m["tag"]) in kinds:
+            standings.add(m["tag"] or "", derive(m))
+    return rows_of(spec, standings, ALL, min_matches)
 
 
-__all__ = ["board", "columns", "from_matches", "rows_from", "rows_of"]
+__all__ = ["board", "columns", "from_matches", "kinds_for", "rows_from", "rows_of"]

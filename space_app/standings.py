@@ -20,25 +20,28 @@ from typing import Any
 from .games import get_game
 from .games.records import SeatRecord, Tally, tallies_of_match
 from .rating import SIDE, Skill, TeamRating, placings
+from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .store import Store
 
 log = logging.getLogger(__name__)
 
 # A pool is a set of matches whose standings are kept running, so its leaderboard is read,
-# not computed: every match, or every match but the studies'.
+# not computed: every match, or the default sources' (see `sources`). Any other filter is
+# computed from the stored records.
 ALL = "all"
-NO_STUDIES = "no-studies"
-POOLS = (ALL, NO_STUDIES)
-STUDY_PREFIX = "study:"
+DEFAULT = "default"
+POOLS = (ALL, DEFAULT)
+POOL_KINDS = {ALL: EVERY_KIND, DEFAULT: DEFAULT_KINDS}
 
 
 def pools_of(tag: str) -> tuple[str, ...]:
     """The pools a match with this tag counts in."""
-    return (ALL,) if tag.startswith(STUDY_PREFIX) else (ALL, NO_STUDIES)
+    return tuple(pool for pool, kinds in POOL_KINDS.items() if kind_of(tag) in kinds)
 
 
-def pool_for(include_studies: bool) -> str:
-    return ALL if include_studies else NO_STUDIES
+def pool_for(kinds: frozenset[str]) -> str | None:
+    """The kept pool that is exactly this filter, if there is one."""
+    return next((pool for pool, members in POOL_KINDS.items() if members == kinds), None)
 
 
 
@@ -236,5 +239,5 @@ def rescore(store: Store, game: str) -> RescoreReport:
     return report
 
 
-__all__ = ["ALL", "NO_STUDIES", "POOLS", "ROLE_SEP", "STUDY_PREFIX", "SYSTEMS", "RescoreReport", "Standings",
+__all__ = ["ALL", "DEFAULT", "POOLS", "POOL_KINDS", "ROLE_SEP", "SYSTEMS", "RescoreReport", "Standings",
            "catch_up", "derive", "keep", "pool_for", "pools_of", "rebuild", "rescore", "split_subject", "subject"]

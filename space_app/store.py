@@ -248,6 +248,13 @@ class Store:
                 conn.execute(text("ALTER TABLE matches ADD COLUMN rules VARCHAR(40) NOT NULL DEFAULT ''"))
             if "rated" not in have:  # older records get their per-seat records at the next start
                 conn.execute(text("ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 0"))
+            # standings kept under the pools of an older version ('no-studies' counted demo
+            # matches): derived data is dropped and derived again from the events at the next
+            # catch-up, so no total mixes two definitions
+            if conn.execute(select(agent_totals.c.pool).where(agent_totals.c.pool == "no-studies").limit(1)).first():
+                for table in (seat_records, agent_totals, ratings):
+                    conn.execute(delete(table))
+                conn.execute(update(matches).values(rated=0))
 
     # -- agents ---------------------------------------------------------------
     def upsert_agent(self, agent_id: str, *, name: str, kind: str, src: str = "",

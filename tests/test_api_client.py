@@ -169,6 +169,12 @@ def test_every_endpoint_through_gradio_client(arena, launch):
     ranked = {r["agent"]: r for r in board}
     assert {alpha_id, bravo_id} <= set(ranked)
     assert ranked[alpha_id]["matches"] == 1
+    # the match came through the API: a visitor match, in the default filter and not in 'demo'
+    assert [m["source"] for m in listed if m["id"] == match_id] == ["visitor"]
+    assert alpha_id not in {r["agent"] for r in call(client, "/leaderboard", game="spy", sources="demo")}
+    assert call(client, "/leaderboard", game="spy", sources="all") == board
+    with pytest.raises(AppError, match="unknown match source 'bogus'"):
+        call(client, "/leaderboard", game="spy", sources="default,bogus")
 
     page = httpx.get(f"{url}?match={match_id}", timeout=60)
     assert page.status_code == 200 and "<html" in page.text.lower()

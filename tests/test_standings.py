@@ -14,6 +14,7 @@ from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
 from space_app.leaderboard import board, from_matches
 from space_app.rating import SIDE, Placing, TeamRating
 from space_app.service import Arena
+from space_app.sources import EVERY_KIND
 from space_app.standings import catch_up, rescore
 from space_app.store import Store
 
@@ -44,24 +45,34 @@ def played(tmp_path_factory):
     path = tmp_path_factory.mktemp("standings")
     arena = tournament(path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 30)
     arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 6, seed=5, settings=PAIR, tag="study:x:1"))
+    arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 4, seed=6, settings=PAIR, tag="demo"))
     return arena.store
 
 
 def test_each_finished_match_stores_one_record_per_seat(played):
     rows = list(played.records("spy"))
-    assert len(rows) == 36 * 6
+    assert len(rows) == 40 * 6
     assert {r["role"] for r in rows} == {"spy", "civilian"}
-    assert sum(r["role"] == "spy" for r in rows) == 36
+    assert sum(r["role"] == "spy" for r in rows) == 40
     # the order they were applied is the order of the matches, one number per match
-    assert len({r["rated"] for r in rows}) == 36
+    assert len({r["rated"] for r in rows}) == 40
 
 
-def test_the_stored_leaderboard_equals_a_recomputation_from_events(played):
-    for include in (True, False):
-        stored = board(played, "spy", include_studies=include)
-        again = from_matches("spy", played.iter_matches("spy", order="rated"), include_studies=include)
-        same_rows(stored, again)
-        assert sum(r["matches"] for r in stored) >= (36 if include else 30)
+@pytest.mark.parametrize(("kinds", "matches"), [
+    (None, 30),  # the default: demo and study matches left out (a kept pool)
+    (EVERY_KIND, 40),  # a kept pool
+    (frozenset({"study"}), 6),  # computed from the stored records
+    (frozenset({"demo", "tournament"}), 34),
+])
+def test_the_stored_leaderboard_equals_a_recomputation_from_events(played, kinds, matches):
+    stored = board(played, "spy", sources=kinds)
+    again = from_matches("spy", played.iter_matches("spy", order="rated"), sources=kinds)
+    same_rows(stored, again)
+    # both agents sit in every match (six seats, two agents)
+    assert [r["matches"] for r in stored] == [matches, matches]
+
+
+def test_one_tags_leaderboard_comes_from_its_stored_records(played):
     # one tournament's tag: from its stored records, without events
     study = board(played, "spy", tag="study:x:1")
     assert {r["agent"] for r in study} == {"heur", "rand"} and max(r["matches"] for r in study) <= 6
@@ -70,14 +81,14 @@ def test_the_stored_leaderboard_equals_a_recomputation_from_events(played):
 def test_rescore_agrees_then_names_a_tampered_record_and_repairs_it(played, tmp_path):
     before = board(played, "spy")
     report = rescore(played, "spy")
-    assert (report.matches, report.agreed, report.differed, report.failed) == (36, 36, [], {})
+    assert (report.matches, report.agreed, report.differed, report.failed) == (40, 40, [], {})
     same_rows(board(played, "spy"), before)
     victim = next(played.records("spy"))
     with sqlite3.connect(played.url.removeprefix("sqlite:///")) as conn:
         conn.execute("UPDATE seat_records SET score = score + 5 WHERE match_id = ? AND seat = ?",
                      (victim["match_id"], victim["seat"]))
     report = rescore(played, "spy")
-    assert report.differed == [victim["match_id"]] and report.agreed == 35
+    assert report.differed == [victim["match_id"]] and report.agreed == 39
     assert victim["match_id"] in "\n".join(report.lines())
     same_rows(board(played, "spy"), before)
 
@@ -101,7 +112,7 @@ def test_a_store_without_records_catches_up(played):
     before = board(played, "spy")
     played.clear_derived("spy")  # as a store written by an older version, or restored matches
     assert board(played, "spy") == []
-    assert catch_up(played) == 36
+    assert catch_up(played) == 40
     same_rows(board(played, "spy"), before)
 
 
@@ -138,3 +149,19 @@ def test_the_side_not_the_agent_absorbs_an_uneven_game():
     skills = [rating.skills[a] for a in agents]
     assert max(s.low for s in skills) <= min(s.high for s in skills)
     assert abs(skills[0].mu - sum(s.mu for s in skills[1:]) / 5) < 5
+
+
+def test_a_store_kept_under_the_older_pools_is_derived_again(tmp_path):
+    """'no-studies' totals (which counted demo matches) are dropped on open and derived again."""
+    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 3)
+    arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 2, seed=5, settings=PAIR, tag="demo"))
+    expected = board(arena.store, "spy")
+    with sqlite3.connect(arena.store.url.removeprefix("sqlite:///")) as conn:
+        conn.execute("UPDATE agent_totals SET pool = 'no-studies' WHERE pool = 'default'")
+        conn.execute("UPDATE ratings SET pool = 'no-studies' WHERE pool = 'default'")
+    arena.store.close()
+    reopened = Store(tmp_path / "s.db")
+    assert list(reopened.records("spy")) == [] and reopened.totals("spy", "no-studies") == []
+    assert catch_up(reopened) == 5
+    same_rows(board(reopened, "spy"), expected)
+    assert [r["matches"] for r in expected] == [3, 3]  # the demo matches are not in the default

@@ -12,7 +12,8 @@ from ..api import ArenaAPI
 from ..games import GAMES, GameSpec, get_game
 from ..leaderboard import columns
 from ..safe_text import markdown_text
-from ..standings import STUDY_PREFIX, from_row
+from ..sources import DEFAULT_KINDS, DEMO, KINDS, describe, kind_of
+from ..standings import from_row
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
@@ -48,14 +49,16 @@ HISTORY_AGENTS = 8  # the plot follows the top rows only
 HISTORY_POINTS = 300  # per agent: a long history is thinned to this many points
 
 
-def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], include_studies: bool) -> pd.DataFrame:
+def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], kinds: frozenset[str]) -> pd.DataFrame:
     """The game's value over each top agent's seats, from the stored records (no events)."""
     label = spec.history_label
     if spec.history is None or not rows:
         return pd.DataFrame(columns=["agent", "game", label])
     agents = [r["agent"] for r in rows[:HISTORY_AGENTS]]
     played: dict[str, list] = {a: [] for a in agents}
-    for record in api.store.records(spec.id, agents=agents, exclude_prefix=None if include_studies else STUDY_PREFIX):
+    for record in api.store.records(spec.id, agents=agents):
+        if kind_of(record["tag"]) not in kinds:
+            continue
         played[record["agent_id"]].append(from_row(record))
     out = []
     for agent, records in played.items():
@@ -82,8 +85,11 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     with gr.Row():
         game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id, label="Game")
         min_games = gr.Slider(0, 100, value=0, step=1, label="Minimum games")
-        studies = gr.Checkbox(label="Include study matches", value=False)
+        sources = gr.CheckboxGroup(choices=list(KINDS), value=[k for k in KINDS if k in DEFAULT_KINDS],
+                                   label="Match sources", elem_id="leaderboard-sources",
+                                   info="demo: the arena's warm-up matches; study: fixed line-ups of a study")
         refresh = gr.Button("Refresh", elem_id="refresh-leaderboard")
+    includes = gr.Markdown(describe(DEFAULT_KINDS) + ".", elem_id="leaderboard-includes")
     table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
                          label=default.ranking_note)
     with gr.Accordion("What the columns mean", open=False):
@@ -107,17 +113,22 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
 
-    def load(game_id: str, minimum: float, include: bool):
+    def load(game_id: str, minimum: float, chosen: list[str]):
         spec = get_game(game_id)
-        rows = api.leaderboard(game_id, int(minimum), include_studies=include)  # computed once per click
-        return (gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
-                history_frame(api, spec, rows, include), role_frame(spec, rows), study_frame(api, spec))
+        kinds = frozenset(chosen or [])
+        rows = api.leaderboard(game_id, int(minimum), sources=sorted(kinds)) if kinds else []  # once per click
+        note = describe(kinds) + f": {len(rows)} agents."
+        if not rows and DEMO not in kinds:
+            note += " No matches from these sources yet: tick *demo* to see the arena's warm-up matches."
+        return (note,
+                gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
+                history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec))
 
-    outputs = [table, meanings, history, roles, study]
-    refresh.click(load, [game, min_games, studies], outputs, api_visibility="private")
-    game.change(load, [game, min_games, studies], outputs, api_visibility="private")
-    min_games.release(load, [game, min_games, studies], outputs, api_visibility="private")
-    studies.change(load, [game, min_games, studies], outputs, api_visibility="private")
+    outputs = [includes, table, meanings, history, roles, study]
+    refresh.click(load, [game, min_games, sources], outputs, api_visibility="private")
+    game.change(load, [game, min_games, sources], outputs, api_visibility="private")
+    min_games.release(load, [game, min_games, sources], outputs, api_visibility="private")
+    sources.change(load, [game, min_games, sources], outputs, api_visibility="private")
 
     async def study_now(game_id: str, n: float):
         spec = get_game(game_id)
@@ -129,4 +140,4 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
         return study_frame(api, spec)
 
     run_study.click(study_now, [game, study_games], [study], api_visibility="private", concurrency_limit=1)
-    return {"load": load, "inputs": [game, min_games, studies], "outputs": outputs}
+    return {"load": load, "inputs": [game, min_games, sources], "outputs": outputs}

@@ -14,6 +14,7 @@ from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..games import GAMES, get_game
 from ..runner import SeatAgent
 from ..safe_text import markdown_text
+from ..sources import HUMAN, VISITOR
 from .common import signed_in, visitor_of
 from .replay import result_markdown, transcript_html, visible
 
@@ -133,13 +134,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                "seed": _seed(seed_value),
                "settings": {"language": lang, "players": n}}
         try:
-            plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space))
+            person = mine in spec.seat_names(n, req["settings"])
+            plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
+                            tag=HUMAN if person else VISITOR)
         except ApiError as exc:
             yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
             return
         human = None
         extra: dict[str, SeatAgent] = {}
-        if mine in spec.seat_names(n, req["settings"]):
+        if person:
             human = HumanAgent(name=f"you ({visitor.split(':', 1)[-1][:12]})")
             HUMANS[request.session_hash or visitor] = human
             extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
