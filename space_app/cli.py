@@ -103,7 +103,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
                       sources: str | None = None) -> None:
-    from .leaderboard import board, columns, kinds_for
+    from .leaderboard import board, cell, columns, kinds_for
     from .sources import describe, parse_kinds
     from .standings import catch_up
 
@@ -111,7 +111,8 @@ def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
     kinds = kinds_for(parse_kinds(sources) if sources else None, tag)
     rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games)
     say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}.")
-    say(render(rows, [c.key for c in columns(get_game(game))]))
+    shown = columns(get_game(game))
+    say(render([{c.key: cell(c, r) for c in shown} for r in rows], [c.key for c in shown]))
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from .games.records import AgentTotals, SeatRecord, Tally, totals_from
 from .rating import SIDE, Skill
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, pool_for, split_subject
+from .stats import Mean, Rate
 from .store import Store
 
 
@@ -34,6 +35,25 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
                                     f"the agent's rating in {role} seats: μ ± half its 95% interval", text=True))
         generic.append(MetricColumn(f"matches_{role}", f"matches as {role}", f"matches played as {role}"))
     return (*generic, *spec.metric_columns)
+
+
+def cell(column: MetricColumn, row: dict[str, Any]) -> str:
+    """One leaderboard cell as shown (UI and CLI alike): a figure with an interval reads
+    '61.0 [55.2, 66.4] n=200' (percent columns ×100); '-' when there is nothing to show."""
+    value = row.get(column.key)
+    if value is None:
+        return "-"
+    if column.text or not isinstance(value, (int, float)):
+        return str(value)
+    scale = 100.0 if column.percent else 1.0
+    digits = 1 if column.percent else 3
+    text = f"{value * scale:.{digits}f}" if isinstance(value, float) else str(value)
+    if f"{column.key}_n" in row:
+        low, high, n = row.get(f"{column.key}_low"), row.get(f"{column.key}_high"), row[f"{column.key}_n"]
+        if low is not None and high is not None:
+            text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+        text += f" n={n:g}"
+    return text
 
 
 def _interval(skill: Skill | None) -> dict[str, float | None]:
@@ -59,7 +79,9 @@ def rows_from(spec: GameSpec, totals: dict[str, AgentTotals], agent_skills: dict
             row[f"rating_{role}_high"] = per_role["high"]
             row[f"rating_{role}_ci"] = (f"{per_role['mu']:.1f}±{per_role['mu'] - per_role['low']:.1f}"
                                         if per_role["mu"] is not None else None)
-        row.update(spec.row(t))
+        for key, value in spec.row(t).items():
+            # a rate or a mean comes with its 95% interval and sample size: key_low, key_high, key_n
+            row.update(value.to_dict(key) if isinstance(value, (Rate, Mean)) else {key: value})
         rows.append(row)
     key = spec.sort_by
     rows.sort(key=lambda r: (r.get(key) is None, -(r.get(key) or 0.0), r["agent"]))
@@ -132,4 +154,4 @@ def from_matches(game: str, matches: Iterable[dict[str, Any]], *, sources: Itera
     return rows_of(spec, standings, ALL, min_matches)
 
 
-__all__ = ["board", "columns", "from_matches", "kinds_for", "rows_from", "rows_of"]
+__all__ = ["board", "cell", "columns", "from_matches", "kinds_for", "rows_from", "rows_of"]

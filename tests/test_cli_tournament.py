@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from space_app.leaderboard import from_matches
+from space_app.stats import wilson
 from space_app.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +40,7 @@ def parse_table(stdout: str) -> dict[str, dict[str, str]]:
     for line in lines[start + 2:]:
         if not line.strip():
             break
-        cells = line.split()
+        cells = re.split(r"\s{2,}", line.strip())  # columns are two spaces apart; a cell may hold one
         assert len(cells) == len(header), line
         rows[cells[0]] = dict(zip(header, cells, strict=True))
     return rows
@@ -100,6 +102,10 @@ def test_printed_leaderboard_matches_both_recomputations(tournament):
         assert float(row["ranking_score"]) == pytest.approx(recomputed[agent]["ranking_score"], abs=5e-4)
         assert float(row["ranking_score"]) == pytest.approx(ranking, abs=1e-3)
         assert recomputed[agent]["ranking_score"] == pytest.approx(ranking, abs=1e-3)
+        # every rate is printed with its 95% Wilson interval and its sample size
+        low, high = wilson(round(recomputed[agent]["win_rate"] * games), games)
+        assert row["win_rate"] == (f"{recomputed[agent]['win_rate'] * 100:.1f} "
+                                   f"[{low * 100:.1f}, {high * 100:.1f}] n={games}")
     # the game is zero-sum around 12 points: the two rankings add up accordingly
     assert sum(r for r, _ in independent.values()) == pytest.approx(2 * 100 + 100 * 12 - 600, abs=1e-3)
 

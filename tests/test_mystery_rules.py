@@ -519,10 +519,11 @@ def test_records_count_questions_key_roles_votes_and_invalid_actions():
     assert recs["Ada"].stats["key_roles_available"] == 0
     totals = totals_from(tallies_of_match(records(as_record(game, {"Ada": "x", "Cy": "x", "Ben": "y"}))))
     x, y = row(totals["x"]), row(totals["y"])
-    assert x["win_rate_innocents"] == 1.0 and x["vote_accuracy"] == 1.0 and x["win_rate_murderer"] is None
-    assert y["win_rate_murderer"] == 0.0 and y["itd"] == 1.0
-    assert x["statement_chars"] > 0 and x["draw_rate"] == 0.0
-    assert row(AgentTotals("nobody"))["win_rate"] is None
+    assert x["win_rate_innocents"].value == 1.0 and x["vote_accuracy"].value == 1.0
+    assert x["win_rate_murderer"].value is None and x["win_rate_innocents"].n == 2  # Ada and Cy
+    assert y["win_rate_murderer"].value == 0.0 and y["itd"].value == 1.0
+    assert x["statement_chars"] > 0 and x["draw_rate"].value == 0.0
+    assert row(AgentTotals("nobody"))["win_rate"].value is None
 
 
 def test_a_draw_scores_half_and_is_won_by_nobody():

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..stats import Mean, Rate
+
 
 class SeatRecord(BaseModel):
     """One seat of one finished match, as the game's metrics see it. `stats` are numbers
@@ -29,6 +31,9 @@ class SeatRecord(BaseModel):
     stats: dict[str, float] = Field(default_factory=dict)
 
 
+SCORE = "score"  # the key of the game score's sum of squares in `Tally.squares`
+
+
 @dataclass
 class Tally:
     """Sums over the records of one agent (in one role, or in every role)."""
@@ -38,6 +43,9 @@ class Tally:
     wins: int = 0  # seats won
     score: float = 0.0
     stats: dict[str, float] = field(default_factory=dict)
+    # per-seat sums of squares of the score (key SCORE) and of each stat, for the intervals of
+    # per-seat means; None in totals written by an older version (no interval then)
+    squares: dict[str, float] | None = field(default_factory=dict)
 
     def add(self, records: list[SeatRecord]) -> None:
         """Add one match's records of this agent (one or more seats)."""
@@ -46,8 +54,14 @@ class Tally:
             self.seats += 1
             self.wins += int(r.won)
             self.score += r.score
+            self._square(SCORE, r.score)
             for key, value in r.stats.items():
                 self.stats[key] = self.stats.get(key, 0.0) + float(value)
+                self._square(key, float(value))
+
+    def _square(self, key: str, value: float) -> None:
+        if self.squares is not None:
+            self.squares[key] = self.squares.get(key, 0.0) + value * value
 
     def merge(self, other: Tally) -> None:
         self.matches += other.matches
@@ -56,6 +70,11 @@ class Tally:
         self.score += other.score
         for key, value in other.stats.items():
             self.stats[key] = self.stats.get(key, 0.0) + value
+        if self.squares is None or other.squares is None:
+            self.squares = None
+        else:
+            for key, value in other.squares.items():
+                self.squares[key] = self.squares.get(key, 0.0) + value
 
     def get(self, key: str) -> float:
         return self.stats.get(key, 0.0)
@@ -68,6 +87,24 @@ class Tally:
         d = self.get(den)
         return self.get(num) / d if d else None
 
+    # the same figures with their sample size and 95% interval, for leaderboard rows
+    def rate(self, num: str, den: str) -> Rate:
+        """Events counted in stat `num` out of those in stat `den` (Wilson interval)."""
+        return Rate(self.get(num), self.get(den))
+
+    def share(self, key: str) -> Rate:
+        """Seats whose 0/1 stat `key` is 1, out of all seats (Wilson interval)."""
+        return Rate(self.get(key), self.seats)
+
+    def wins_rate(self) -> Rate:
+        return Rate(self.wins, self.seats)
+
+    def per_seat(self, key: str) -> Mean:
+        """A stat's mean per seat (`SCORE`: the game score's)."""
+        total = self.score if key == SCORE else self.get(key)
+        squares = None if self.squares is None else self.squares.get(key, 0.0 if not total else None)
+        return Mean(total, squares, self.seats)
+
     @property
     def win_rate(self) -> float | None:
         return self.wins / self.seats if self.seats else None
@@ -78,12 +115,14 @@ class Tally:
 
     def to_dict(self) -> dict[str, Any]:
         return {"matches": self.matches, "seats": self.seats, "wins": self.wins, "score": self.score,
-                "stats": dict(self.stats)}
+                "stats": dict(self.stats), "squares": None if self.squares is None else dict(self.squares)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Tally:
+        squares = d.get("squares")
         return cls(int(d.get("matches", 0)), int(d.get("seats", 0)), int(d.get("wins", 0)),
-                   float(d.get("score", 0.0)), {k: float(v) for k, v in (d.get("stats") or {}).items()})
+                   float(d.get("score", 0.0)), {k: float(v) for k, v in (d.get("stats") or {}).items()},
+                   None if squares is None else {k: float(v) for k, v in squares.items()})
 
 
 EVERY_ROLE = ""  # the tally key for an agent's records in every role
@@ -127,4 +166,4 @@ def totals_from(tallies: dict[tuple[str, str], Tally]) -> dict[str, AgentTotals]
     return agents
 
 
-__all__ = ["EVERY_ROLE", "AgentTotals", "SeatRecord", "Tally", "tallies_of_match", "totals_from"]
+__all__ = ["EVERY_ROLE", "SCORE", "AgentTotals", "SeatRecord", "Tally", "tallies_of_match", "totals_from"]

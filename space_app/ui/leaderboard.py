@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..api import ArenaAPI
 from ..games import GAMES, GameSpec, get_game
-from ..leaderboard import columns
+from ..leaderboard import cell, columns
 from ..safe_text import markdown_text
 from ..sources import DEFAULT_KINDS, DEMO, KINDS, describe, kind_of
 from ..standings import from_row
@@ -19,19 +19,19 @@ DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
 
 def leaderboard_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The table as shown: figures with their 95% interval and sample size, as the CLI prints them."""
     shown = columns(spec)
-    frame = pd.DataFrame(rows, columns=[c.key for c in shown])
-    for c in shown[1:]:
-        if c.text:
-            frame[c.key] = frame[c.key].fillna("-").astype(str)
-            continue
-        values = pd.to_numeric(frame[c.key], errors="coerce").astype(float)
-        frame[c.key] = (values * 100).round(1) if c.percent else values.round(3)
-    return frame.rename(columns={c.key: c.label for c in shown})
+    return pd.DataFrame([[cell(c, r) for c in shown] for r in rows], columns=[c.label for c in shown])
+
+
+INTERVALS_NOTE = ("A rate reads *value [95% interval] n=…*: a Wilson interval over the n events counted (seats, "
+                  "votes, turns…); a mean per seat reads the same with mean ± 1.96·s/√n over n seats. "
+                  "How every column is computed: docs/methodology.md.")
 
 
 def columns_markdown(spec: GameSpec) -> str:
-    return "\n".join(f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in columns(spec)[1:])
+    lines = [f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in columns(spec)[1:]]
+    return INTERVALS_NOTE + "\n\n" + "\n".join(lines)
 
 
 def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:

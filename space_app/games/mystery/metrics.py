@@ -78,15 +78,15 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
 def row(totals: AgentTotals) -> dict[str, Any]:
     every, innocents, murderer = totals.every, totals.role(INNOCENTS), totals.role(MURDERER)
     return {
-        "win_rate": every.win_rate,
-        "win_rate_innocents": innocents.win_rate,
-        "win_rate_murderer": murderer.win_rate,
-        "draw_rate": every.mean("draws"),
-        "vote_accuracy": innocents.mean("named_murderer"),
-        "itd": every.ratio("key_roles_questioned", "key_roles_available"),
-        "questions": every.mean("questions_asked"),
+        "win_rate": every.wins_rate(),
+        "win_rate_innocents": innocents.wins_rate(),
+        "win_rate_murderer": murderer.wins_rate(),
+        "draw_rate": every.share("draws"),
+        "vote_accuracy": innocents.share("named_murderer"),
+        "itd": every.rate("key_roles_questioned", "key_roles_available"),
+        "questions": every.per_seat("questions_asked"),
         "statement_chars": every.ratio("statement_chars", "statements"),
-        "invalid_rate": every.ratio("invalid_actions", "calls"),
+        "invalid_rate": every.rate("invalid_actions", "calls"),
         "avg_latency_ms": every.ratio("latency_ms", "calls"),
     }
 

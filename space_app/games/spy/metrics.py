@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import AgentTotals, SeatRecord
+from ..records import SCORE, AgentTotals, SeatRecord
 from .rules import CIVILIAN, SPY, score
 
 
@@ -133,18 +133,18 @@ def row(totals: AgentTotals) -> dict[str, Any]:
     every, spy, civ = totals.every, totals.role(SPY), totals.role(CIVILIAN)
     return {
         "ranking_score": round(100 + every.score - every.seats, 4),
-        "win_rate": every.win_rate,
-        "win_rate_spy": spy.win_rate,
-        "win_rate_civilian": civ.win_rate,
-        "avg_score": every.avg_score,
-        "avg_score_spy": spy.avg_score,
-        "avg_score_civilian": civ.avg_score,
-        "vote_accuracy": civ.ratio("votes_for_spy", "votes_cast"),
+        "win_rate": every.wins_rate(),
+        "win_rate_spy": spy.wins_rate(),
+        "win_rate_civilian": civ.wins_rate(),
+        "avg_score": every.per_seat(SCORE),
+        "avg_score_spy": spy.per_seat(SCORE),
+        "avg_score_civilian": civ.per_seat(SCORE),
+        "vote_accuracy": civ.rate("votes_for_spy", "votes_cast"),
         "civilian_votes": int(civ.get("votes_cast")),
         "abstentions": int(every.get("abstentions")),
-        "survival_spy": spy.mean("survived_rounds"),
-        "survival_civilian": civ.mean("survived_rounds"),
-        "foul_rate": every.ratio("fouls", "turns"),
+        "survival_spy": spy.per_seat("survived_rounds"),
+        "survival_civilian": civ.per_seat("survived_rounds"),
+        "foul_rate": every.rate("fouls", "turns"),
         "avg_latency_ms": every.ratio("latency_ms", "calls"),
         "tokens": int(every.get("tokens")),
     }
