@@ -1,4 +1,4 @@
-"""Text-rich image clues: a handwritten note, a typed letter, a receipt, a timetable.
+"""Text-rich image clues: a handwritten note, a typed letter, a receipt, a timetable, a ticket.
 Each drawer takes its spec from drawings.py and returns an RGB image."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .canvas import (
     surface,
     wrap,
 )
-from .drawings import InkLine, Letter, Note, Receipt, Timetable, rgb
+from .drawings import InkLine, Letter, Note, Receipt, Ticket, Timetable, rgb
 from .fonts import font, text_width
 
 DESK: tuple[int, int, int] = (58, 46, 38)
@@ -250,3 +250,91 @@ def _column_widths(spec: Timetable, total: float) -> list[float]:
         natural.append((min(longest, total * 0.6), shortest))
     want = sum(n for n, _ in natural)
     return [max(n * total / want, s) if want > total else n * total / want for n, s in natural]
+
+
+def draw_ticket(spec: Ticket) -> Image.Image:
+    """A card on a desk: printed header and small print, handwritten field values on dotted
+    lines, a red serial number, a perforated stub at the right and a rubber stamp across it."""
+    rng = random.Random(spec.seed)
+    w, h = spec.width, spec.height
+    image = surface((w, h), DESK, rng, strength=8)
+    size = spec.size
+    left, top, right, bottom = 30, 26, w - 30, h - 26
+    shadow = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    ImageDraw.Draw(shadow).rectangle([left + 8, top + 8, right + 8, bottom + 8], fill=(0, 0, 0, 90))
+    image.paste(shadow, (0, 0), shadow)
+    card = surface((right - left, bottom - top), rgb(spec.card), rng, strength=5)
+    image.paste(card, (left, top))
+    draw = ImageDraw.Draw(image)
+    printed = rgb("black")
+    stub_w = int(w * 0.2) if spec.stub else 0
+    body_right = right - stub_w
+    draw.rectangle([left + 8, top + 8, body_right - 8, bottom - 8], outline=shade(printed, 60), width=2)
+    draw.rectangle([left + 13, top + 13, body_right - 13, bottom - 13], outline=shade(printed, 90), width=1)
+    if spec.stub:  # perforation: a column of punched holes, then the stub's own printed lines
+        for y in range(top + 6, bottom - 4, 11):
+            draw.ellipse([body_right - 3, y - 3, body_right + 3, y + 3], fill=DESK)
+        sy = top + 30.0
+        for line in spec.stub:
+            for part in wrap(line, size - 2, stub_w - 24):
+                fits(sy + size, bottom - 12, "the ticket's stub")
+                draw.text((body_right + stub_w / 2, sy), part, font=font(size - 2), fill=printed, anchor="ma")
+                sy += (size - 2) * 1.35
+    inner_l, inner_r = left + 28, body_right - 28
+    y = top + 26.0
+    if spec.number:
+        bold(draw, (inner_r, y), spec.number, size + 2, rgb("red"), anchor="ra")
+        y += size * 1.7
+    for k, line in enumerate(spec.header):
+        big = size + 6 if k == 0 else size - 1
+        for part in wrap(line, big, inner_r - inner_l):
+            fits(y + big, bottom - 16, "the ticket's header")
+            if k == 0:
+                bold(draw, ((inner_l + inner_r) / 2, y), part, big, printed, anchor="ma")
+            else:
+                draw.text(((inner_l + inner_r) / 2, y), part, font=font(big), fill=shade(printed, 30), anchor="ma")
+            y += big * 1.3
+    y += size * 0.5
+    draw.line([(inner_l, y), (inner_r, y)], fill=shade(printed, 60), width=1)
+    y += size * 0.9
+    row_h = size * 2.1
+    for field in spec.fields:
+        fits(y + row_h, bottom - 16, "the ticket's fields")
+        label_w = text_width(field.label, size - 2)
+        draw.text((inner_l, y + size * 0.5), field.label, font=font(size - 2), fill=printed)
+        start = inner_l + label_w + 10
+        base = y + size * 1.55
+        for x in range(int(start), int(inner_r), 6):
+            draw.point((x, base), fill=shade(printed, 80))
+        if field.value:
+            mask = handwriting(field.value, size + 2, rng, 0.16)
+            if start + mask.width > inner_r + size:
+                raise DrawingError(f"the ticket's value {field.value[:30]!r} is too wide")
+            ink_onto(image, mask, (int(start + 4), int(base - (size + 2) * 1.3)), rgb(spec.ink))
+        y += row_h
+    y += size * 0.3
+    for line in spec.footer:
+        for part in wrap(line, size - 5, inner_r - inner_l):
+            fits(y + size, bottom - 14, "the ticket's small print")
+            draw.text((inner_l, y), part, font=font(size - 5), fill=shade(printed, 40))
+            y += (size - 5) * 1.3
+    if spec.stamp:
+        _stamp(image, spec.stamp, size + 10, rgb(spec.stamp_ink), rng,
+               (int((inner_l + inner_r) * 0.62), int(top + (bottom - top) * 0.55)))
+    return image
+
+
+def _stamp(image: Image.Image, text: str, size: int, ink: tuple[int, int, int], rng: random.Random,
+           centre: tuple[int, int]) -> None:
+    """A rubber stamp: boxed capitals, struck at an angle, the ink a little patchy."""
+    width = int(text_width(text, size) + size * 1.4)
+    height = int(size * 2.0)
+    layer = Image.new("L", (width, height), 0)
+    draw = ImageDraw.Draw(layer)
+    draw.rectangle([2, 2, width - 3, height - 3], outline=255, width=3)
+    bold(draw, (width / 2, height / 2), text, size, 255, anchor="mm")  # type: ignore[arg-type]
+    patchy = Image.frombytes("L", layer.size, bytes(rng.choice((150, 190, 215, 235)) for _ in range(width * height)))
+    layer = Image.composite(patchy, Image.new("L", layer.size, 0), layer)
+    turned = layer.rotate(rng.uniform(-16, -9), resample=Image.Resampling.BICUBIC, expand=True)
+    image.paste(Image.new("RGB", turned.size, ink), (centre[0] - turned.width // 2, centre[1] - turned.height // 2),
+                turned)

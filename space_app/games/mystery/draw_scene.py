@@ -171,6 +171,8 @@ def draw_map(spec: Map) -> Image.Image:
             draw.line(pts, fill=(185, 180, 168), width=7, joint="curve")
         elif route.style == "path":
             dashed(draw, pts, (90, 60, 35), 2, dash=6, gap=5)
+        elif route.style == "railway":
+            _railway(draw, pts)
         else:
             dashed(draw, pts, (160, 30, 30), 3, dash=12, gap=7)
     for shape in [*spec.land, *spec.areas]:
@@ -201,6 +203,21 @@ def draw_map(spec: Map) -> Image.Image:
         north_arrow(draw, w - 32, 84)
     _legend(draw, spec.legend, 24, h - 8)
     return image
+
+
+def _railway(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]]) -> None:
+    """A railway line as maps draw it: sleepers across, then the rail along them."""
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        length = math.hypot(x1 - x0, y1 - y0)
+        if length == 0:
+            continue
+        ux, uy = (x1 - x0) / length, (y1 - y0) / length
+        pos = 4.0
+        while pos < length:
+            cx, cy = x0 + ux * pos, y0 + uy * pos
+            draw.line([(cx - uy * 6, cy + ux * 6), (cx + uy * 6, cy - ux * 6)], fill=(105, 80, 55), width=2)
+            pos += 9
+    draw.line(points, fill=(45, 45, 50), width=3, joint="curve")
 
 
 _SURFACES: dict[str, tuple[int, int, int]] = {

@@ -1,7 +1,7 @@
 """What each image clue looks like, as data: a script folder's `images.json` lists one
 drawing per PNG, and images.py turns each into the same bytes every time.
 
-Drawers that are mostly text ("text-rich"): note, letter, receipt, timetable.
+Drawers that are mostly text ("text-rich"): note, letter, receipt, timetable, ticket.
 Drawers that are mostly picture ("media-rich"): floor_plan, map, objects.
 Coordinates of plans and maps are grid units scaled to the picture; objects are in pixels."""
 
@@ -64,7 +64,7 @@ class Drawing(_Spec):
             bad = sorted({c for c in text if not (" " <= c <= "~")})
             if bad:
                 raise ValueError(f"text {text[:40]!r} has characters the built-in font cannot draw: {''.join(bad)!r}")
-        for name in ("ink", "fill", "outline", "color", "land", "water", "background"):
+        for name in ("ink", "fill", "outline", "color", "land", "water", "background", "card", "stamp_ink"):
             for value in _find(self.model_dump(), name):
                 if isinstance(value, str) and not value.startswith("#") and value not in PALETTE:
                     raise ValueError(f"unknown colour {value!r}; use #rrggbb or one of: {', '.join(PALETTE)}")
@@ -152,6 +152,29 @@ class Timetable(Drawing):
         return self
 
 
+class TicketField(_Spec):
+    label: Label  # printed on the card
+    value: Label = ""  # written in by hand on the dotted line
+
+
+class Ticket(Drawing):
+    """A printed card filled in by hand: a pawn ticket, a left-luggage or cloakroom ticket, a
+    chemist's label. Printed header, a serial number, labelled fields with handwritten values, an
+    optional perforated stub and an optional rubber stamp across it."""
+
+    drawer: Literal["ticket"]
+    header: list[Label] = Field(min_length=1, description="printed lines; the first one larger")
+    number: Label | None = Field(None, description="serial number, printed in red at the top right")
+    fields: list[TicketField] = Field(default_factory=list)
+    footer: list[Label] = Field(default_factory=list, description="small print at the bottom")
+    stub: list[Label] = Field(default_factory=list, description="lines printed on a perforated stub at the right")
+    stamp: Label | None = Field(None, description="a rubber stamp struck across the card")
+    stamp_ink: Color = "red"
+    card: Color = "cream"
+    ink: Color = "blue-black"
+    size: int = Field(18, ge=10, le=40)
+
+
 # ---- media-rich ------------------------------------------------------------------------------
 
 class Room(_Spec):
@@ -223,7 +246,7 @@ class Shape(_Spec):
 
 class Route(_Spec):
     points: list[tuple[float, float]] = Field(min_length=2)
-    style: Literal["road", "path", "causeway", "dashed"] = "path"
+    style: Literal["road", "path", "causeway", "dashed", "railway"] = "path"
     label: Label = ""
 
 
@@ -278,7 +301,8 @@ class Objects(Drawing):
     tilt: float = Field(0.0, ge=-8, le=8, description="degrees the photo is turned")
 
 
-AnyDrawing = Annotated[Note | Letter | Receipt | Timetable | FloorPlan | Map | Objects, Field(discriminator="drawer")]
+AnyDrawing = Annotated[Note | Letter | Receipt | Timetable | Ticket | FloorPlan | Map | Objects,
+                      Field(discriminator="drawer")]
 
 
 class Drawings(_Spec):

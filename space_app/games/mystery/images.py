@@ -19,13 +19,14 @@ from PIL import Image
 from pydantic import ValidationError
 
 from .canvas import DrawingError, png_bytes
-from .draw_paper import draw_letter, draw_note, draw_receipt, draw_timetable
+from .draw_paper import draw_letter, draw_note, draw_receipt, draw_ticket, draw_timetable
 from .draw_scene import draw_floor_plan, draw_map, draw_objects
 from .drawings import DRAWINGS_FILE, AnyDrawing, load_drawings
 from .validate import CONTENT_DIR, script_folders
 
 DRAWERS: dict[str, Callable[[Any], Image.Image]] = {
     "note": draw_note, "letter": draw_letter, "receipt": draw_receipt, "timetable": draw_timetable,
+    "ticket": draw_ticket,
     "floor_plan": draw_floor_plan, "map": draw_map, "objects": draw_objects,
 }
 
