@@ -319,7 +319,7 @@ OPTIONS = {"A": "三点", "B": "四点", "C": "五点", "D": "六点"}
 
 @pytest.mark.parametrize("answer, letter", [
     ("B", "B"), ("b", "B"), ("b.", "B"), ("(b)", "B"), ("Ｂ", "B"), ("答案：b", "B"), ("答案是B", "B"),
-    ("b. 四点", "B"), ("四点", "B"),
+    ("b. 四点", "B"), ("四点", "B"), ("B选项", "B"), ("选b", "B"), ("答案：选项B。", "B"),
 ])
 def test_answer_formats_read_alike(answer, letter):
     assert parse_answer(answer, OPTIONS).letter == letter

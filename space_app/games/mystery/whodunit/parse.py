@@ -146,8 +146,8 @@ def parse_question(question: object) -> ParsedQuestion:
 
 # ---- answers ---------------------------------------------------------------------------------
 
-_ANSWER_LABEL = re.compile(r"^\s*(?:正确答案|答案|answer|ans)\s*(?:[:：是为]\s*)?", re.I)
-_ANSWER = re.compile(r"^[(\[]?\s*([A-Za-z])\s*(?:[)\].、:]\s*(.*)|[)\]]?\s*$)", re.S)
+_ANSWER_LABEL = re.compile(r"^\s*(?:正确答案|答案|answer|ans)?\s*(?:[:：是为]\s*)?(?:选项|选)?\s*", re.I)
+_ANSWER = re.compile(r"^[(\[]?\s*([A-Za-z])\s*(?:选项|项)?\s*(?:[)\].、:]\s*(.*)|[)\]]?\s*[。.]?\s*$)", re.S)
 _CANONICAL_ANSWER = re.compile(r"[A-Da-d]")
 
 
@@ -158,7 +158,7 @@ class ParsedAnswer:
 
 
 def parse_answer(answer: object, options: dict[str, str]) -> ParsedAnswer:
-    """The answer letter from "B", "b.", "(c)", "答案：c", "c. 三点" or the text of one option."""
+    """The answer letter from "B", "b.", "(c)", "答案：c", "选B", "B选项", "c. 三点" or the text of one option."""
     if answer is None:
         raise Unreadable("answer: missing")
     if not isinstance(answer, str):
