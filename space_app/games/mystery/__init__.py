@@ -5,8 +5,8 @@ script format: docs/script-format.md.
 
 This package registers the game's GameSpec: the script format (`script.py`, `validate.py`),
 the shipped scripts (`content/`, found and loaded by `catalog.py`), the rules (`rules.py`),
-metrics (`metrics.py`), replay panels (`view.py`), house agents (`agents.py`) and the scripts'
-question sets as suite items (`quizzes.py`).
+metrics (`metrics.py`), replay panels (`view.py`), house agents (`agents.py`), the scripts'
+question sets as suite items (`quizzes.py`) and the WhodunitBench importer (`whodunit/`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
 from .validate import main as validate_main
 from .view import VIEW
+from .whodunit import main as import_whodunit_main
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -115,7 +116,9 @@ SPEC = register(GameSpec(
     replay_note=replay_note,
     quizzes=_quizzes(),
     commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
-                                   "every problem by file, key and message", validate_main)},
+                                   "every problem by file, key and message", validate_main),
+              "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
+                                  "script folders, reporting every item dropped or repaired", import_whodunit_main)},
 ))
 
 __all__ = ["SPEC"]

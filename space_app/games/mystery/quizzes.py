@@ -7,7 +7,8 @@ What each item carries:
 - **LSU** (long-script understanding): the context is that character's private script;
   tags `role`.
 - **TIU / MIU** (text-rich / media-rich image understanding): the image clue as a file
-  reference ("mystery/<script id>/<file>") and the public background; tags `image`. With
+  reference ("mystery/<script id>/<file>") and the public background; tags `image`. An
+  imported question tied to no one image carries every image clue (and no `image` tag). With
   `captions=True` the image's caption is added to the context: the variant for text-only
   answerers (tagged `captions`), which turns image reading into reading.
 - **MMR** (multi-modal multi-hop reasoning): the whole case (background, public clues, image
@@ -32,8 +33,13 @@ def _options(q: Question) -> dict[str, str]:
     return dict(q.options.items())
 
 
+def _heading(script: Script) -> str:
+    # an imported script may have no background
+    return f"{script.title}\n\n{script.background}" if script.background else script.title
+
+
 def _case(script: Script, captions: bool, scripts: bool) -> str:
-    parts = [f"{script.title}\n\n{script.background}"]
+    parts = [_heading(script)]
     parts += [f"{c.title}: {c.text}" for c in script.text_clues]
     if captions:
         parts += [f"Image {c.id} ({c.kind}): {c.caption}" for c in script.image_clues]
@@ -58,11 +64,12 @@ def suite_items(script: Script, *, captions: bool = False) -> list[dict[str, Any
         add("lsu", n, q, f"{q.role}'s private script\n\n{script.role(q.role).script}", [], role=q.role)
     for kind in ("tiu", "miu"):
         for n, q in enumerate(getattr(script.questions, kind), start=1):
-            clue = script.image(q.image)
-            context = f"{script.title}\n\n{script.background}"
+            # an imported question about no one image is asked with every image, as its source did
+            clues = [script.image(q.image)] if q.image else script.image_clues
+            context = _heading(script)
             if captions:
-                context += f"\n\nImage {clue.id} ({clue.kind}): {clue.caption}"
-            add(kind, n, q, context, [refs[q.image]], image=q.image)
+                context += "".join(f"\n\nImage {c.id} ({c.kind}): {c.caption}" for c in clues)
+            add(kind, n, q, context, [refs[c.id] for c in clues], **({"image": q.image} if q.image else {}))
     whole = _case(script, captions, scripts=True)
     for n, q in enumerate(script.questions.mmr, start=1):
         add("mmr", n, q, whole, list(refs.values()), hops=q.hops)

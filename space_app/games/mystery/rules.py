@@ -68,7 +68,8 @@ def image_ref(script_id: str, file: str) -> str:
 def script_digest(script: Script) -> str:
     """A short fingerprint of the script a match was played on (a replay on an edited script
     is told apart from a tampered record)."""
-    return hashlib.sha256(script.model_dump_json().encode()).hexdigest()[:16]
+    # unset optional fields left out: a script written before they existed keeps its fingerprint
+    return hashlib.sha256(script.model_dump_json(exclude_none=True).encode()).hexdigest()[:16]
 
 
 def tally(votes: dict[str, str | None], murderer: str) -> tuple[str, int, int]:
@@ -103,10 +104,13 @@ TEXT = {
         "vote": "Final vote. Name the murderer: one of the characters. The innocents win if a strict majority of "
                 "the innocents' votes names the murderer.",
         "script_title": "Your script: {name} ({chars:,} characters)",
-        "murderer": "You are {name}, and you are the murderer. Your task: {task} Your private script "
+        "murderer": "You are {name}, and you are the murderer. {task}Your private script "
                      "({chars:,} characters) is attached whole; no other character has seen it.",
-        "innocent": "You are {name}, one of the innocents (not the murderer). Your task: {task} Your private "
+        "innocent": "You are {name}, one of the innocents (not the murderer). {task}Your private "
                     "script ({chars:,} characters) is attached whole; no other character has seen it.",
+        "task": "Your task: {task} ",
+        "solution": " Motive: {motive} Method: {method}",
+        "account": " What happened: {account}",
     },
     "zh": {
         "intro": "自我介绍。向其他人介绍你的角色{you}：你是谁，今晚为何在此。你的角色需要隐瞒的事情不要说。",
@@ -117,9 +121,12 @@ TEXT = {
         "reasoning": "推理。说出你怀疑的凶手、其动机和作案手法，以及理由。",
         "vote": "最终投票。指出凶手（角色之一）。若无辜者的票中严格多数指向凶手，无辜者获胜。",
         "script_title": "你的剧本：{name}（{chars}字）",
-        "murderer": "你是{name}，你就是凶手。你的任务：{task}你的私人剧本（{chars}字）已完整附上，其他角色都没有看过。",
-        "innocent": "你是{name}，无辜者之一（不是凶手）。你的任务：{task}你的私人剧本（{chars}字）已完整附上，"
+        "murderer": "你是{name}，你就是凶手。{task}你的私人剧本（{chars}字）已完整附上，其他角色都没有看过。",
+        "innocent": "你是{name}，无辜者之一（不是凶手）。{task}你的私人剧本（{chars}字）已完整附上，"
                     "其他角色都没有看过。",
+        "task": "你的任务：{task}",
+        "solution": "动机：{motive} 手法：{method}",
+        "account": "真相：{account}",
     },
 }
 
@@ -186,11 +193,12 @@ class MysteryGame(Game):
     # -- setup: the truth for spectators, the case for everyone, each script for its seat --------
     def _setup(self) -> None:
         sc, s = self.script, self.settings
-        truth = {"murderer": sc.truth.murderer, "motive": sc.truth.motive, "method": sc.truth.method}
+        truth = sc.truth.told()
         self.emit("setup", f"Script {sc.id!r}: the murderer is {self.murderer}.", visible_to=SPECTATORS,
                   script=sc.id, digest=script_digest(sc), roles=dict(self.roles), murderer=self.murderer, truth=truth,
                   key_roles=list(sc.key_roles), orders=self._orders(), settings=s.model_dump(mode="json"))
-        cast = [{"name": r.name, "introduction": r.introduction} for r in sc.roles]
+        # an imported character may have no public introduction
+        cast = [{"name": r.name} | ({"introduction": r.introduction} if r.introduction else {}) for r in sc.roles]
         self.emit("start", self._start_text(cast), script=sc.id, title=sc.title, language=sc.language,
                   background=sc.background, characters=cast, seats=list(self.seats), rounds=s.rounds)
         for clue in sc.text_clues:
@@ -205,7 +213,8 @@ class MysteryGame(Game):
             chars = len(role.script)
             mine = MURDERER if role.murderer else INNOCENT
             task = sc.tasks.murderer if role.murderer else sc.tasks.others
-            text = self.text[mine].format(name=role.name, task=task, chars=chars)
+            text = self.text[mine].format(name=role.name, task=self.text["task"].format(task=task) if task else "",
+                                          chars=chars)
             document = {"title": self.text["script_title"].format(name=role.name, chars=chars), "kind": "script",
                         "text": role.script, "data": {"character": role.name, "chars": chars}}
             self.emit("private", text, actor=role.name, visible_to=(role.name,), document=document,
@@ -213,14 +222,17 @@ class MysteryGame(Game):
 
     def _start_text(self, cast: list[dict[str, str]]) -> str:
         sc, n = self.script, self.settings.rounds
+        setting = f"{sc.background}\n\n" if sc.background else ""
         if self.lang == "zh":
-            people = "\n".join(f"- {c['name']}：{c['introduction']}" for c in cast)
-            return (f"《{sc.title}》\n{sc.background}\n\n角色：\n{people}\n\n你们之中有一人是凶手（murderer），其余都是"
+            people = "\n".join(f"- {c['name']}：{c['introduction']}" if "introduction" in c else f"- {c['name']}"
+                               for c in cast)
+            return (f"《{sc.title}》\n{setting}角色：\n{people}\n\n你们之中有一人是凶手（murderer），其余都是"
                     f"无辜者（innocents）。流程：自我介绍；{n}轮讨论（每轮每人先分享并分析线索，再各自选一名其他角色提问，"
                     "被问者回答）；推理（说出怀疑对象、动机和手法）；最终投票。若无辜者的票中严格多数指向凶手，无辜者获胜；"
                     "恰好一半为平局；否则凶手获胜。")
-        people = "\n".join(f"- {c['name']}: {c['introduction']}" for c in cast)
-        return (f"{sc.title}\n{sc.background}\n\nThe characters:\n{people}\n\nOne of you is the murderer; the others "
+        people = "\n".join(f"- {c['name']}: {c['introduction']}" if "introduction" in c else f"- {c['name']}"
+                           for c in cast)
+        return (f"{sc.title}\n{setting}The characters:\n{people}\n\nOne of you is the murderer; the others "
                 f"are innocents. Phases: introductions; {n} discussion round(s) (each of you shares and analyses "
                 "clues, then each questions one other character, who answers); reasoning (whom you suspect, the "
                 "motive and the method); a final vote. The innocents win if a strict majority of the innocents' "
@@ -394,14 +406,21 @@ class MysteryGame(Game):
         if zh:
             verdict = {INNOCENTS: "无辜者获胜", MURDERER: "凶手获胜", DRAW: "平局"}[self.winner]
             text = (f"游戏结束：{verdict}（{innocents}名无辜者中有{self.named}人投给了凶手）。凶手是{self.murderer}。"
-                    f"动机：{sc.truth.motive} 手法：{sc.truth.method}")
+                    f"{self._solution()}")
         else:
             verdict = {INNOCENTS: "the innocents win", MURDERER: "the murderer wins", DRAW: "a draw"}[self.winner]
             text = (f"Game over: {verdict} ({self.named} of {innocents} innocents named the murderer). The murderer "
-                    f"was {self.murderer}. Motive: {sc.truth.motive} Method: {sc.truth.method}")
+                    f"was {self.murderer}.{self._solution()}")
         self.emit("game_over", text, winner=self.winner, murderer=self.murderer, roles=dict(self.roles),
                   named=self.named, innocents=innocents, votes=dict(self.votes),
-                  truth={"murderer": sc.truth.murderer, "motive": sc.truth.motive, "method": sc.truth.method})
+                  truth=sc.truth.told())
+
+    def _solution(self) -> str:
+        """Motive and method, or an imported script's one account (nothing when it has neither)."""
+        truth = self.script.truth
+        if truth.motive or truth.method:
+            return self.text["solution"].format(motive=truth.motive or "?", method=truth.method or "?")
+        return self.text["account"].format(account=truth.account) if truth.account else ""
 
     def result(self) -> dict[str, Any]:
         sc = self.script
@@ -416,7 +435,7 @@ class MysteryGame(Game):
             "roles": dict(self.roles),
             "sides": {s: (MURDERER if r == MURDERER else INNOCENTS) for s, r in self.roles.items()},
             "murderer": self.murderer,
-            "truth": {"murderer": sc.truth.murderer, "motive": sc.truth.motive, "method": sc.truth.method},
+            "truth": sc.truth.told(),
             "votes": dict(self.votes),
             "named": self.named,
             "script": sc.id,

@@ -37,7 +37,9 @@ class _Strict(BaseModel):
 
 class Role(_Strict):
     name: Name = Field(description="the character's name; unique in the script")
-    introduction: Text = Field(description="public: what every player is told about this character")
+    # optional only in an imported script (validate.py enforces it for the project's own)
+    introduction: Text | None = Field(default=None,
+                                      description="public: what every player is told about this character")
     script: Text = Field(description="private: the character's own story of the evening (several paragraphs)")
     murderer: bool = Field(description="true for exactly one role")
     clues: list[Text] = Field(default_factory=list, description="clue statements contained in this role's script")
@@ -58,13 +60,19 @@ class ImageClue(_Strict):
 
 class Truth(_Strict):
     murderer: Name
-    motive: Text
-    method: Text
+    motive: Text | None = None
+    method: Text | None = None
+    account: Text | None = Field(default=None, description="imported scripts: motive and method as one free text, "
+                                                           "where the source does not tell them apart")
+
+    def told(self) -> dict[str, str]:
+        """The solution as the game reports it: the fields that are set."""
+        return self.model_dump(exclude_none=True)
 
 
 class Tasks(_Strict):
-    murderer: Text = Field(description="the murderer's goal in play")
-    others: Text = Field(description="every other role's goal in play")
+    murderer: Text | None = Field(default=None, description="the murderer's goal in play")
+    others: Text | None = Field(default=None, description="every other role's goal in play")
 
 
 class Options(_Strict):
@@ -92,7 +100,8 @@ class LSUQuestion(Question):
 class ImageQuestion(Question):
     """TIU (text-rich image understanding) or MIU (media-rich): a question on one image clue."""
 
-    image: Ident = Field(description="id of an image clue")
+    # None only in an imported script whose questions are asked about its whole set of images
+    image: Ident | None = Field(default=None, description="id of an image clue")
 
 
 class MMRQuestion(Question):
@@ -108,11 +117,20 @@ class Questions(_Strict):
     mmr: list[MMRQuestion] = Field(default_factory=list)
 
 
+class Imported(_Strict):
+    """Marks a script converted from another release: validate.py relaxes the rules that only the
+    project's own scripts are written to (see "Imported scripts" in docs/script-format.md)."""
+
+    source: Literal["whodunitbench"] = Field(description="the release format it was converted from")
+    file: Text = Field(description="the release file, relative to the folder the import was given")
+
+
 class Script(_Strict):
     id: Ident = Field(description="same as the folder name")
     title: Text
     language: Language
-    background: Text = Field(description="public: the setting and the crime as everyone knows it")
+    background: Text | None = Field(default=None,
+                                    description="public: the setting and the crime as everyone knows it")
     roles: list[Role] = Field(min_length=1)
     text_clues: list[TextClue] = Field(default_factory=list)
     image_clues: list[ImageClue] = Field(default_factory=list)
@@ -122,6 +140,7 @@ class Script(_Strict):
     truth: Truth
     tasks: Tasks
     questions: Questions = Field(default_factory=Questions)
+    imported: Imported | None = Field(default=None, description="set on a script converted from another release")
 
     def role(self, name: str) -> Role:
         return next(r for r in self.roles if r.name == name)

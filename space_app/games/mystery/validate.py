@@ -142,6 +142,7 @@ def _content_problems(script: Script, folder: Path, file: str) -> list[Problem]:
     problems += [p(f"roles[{i}].name", f"duplicate role name {r.name!r} (also roles[{j}])")
                  for i, j, r in _duplicates(script.roles, lambda r: r.name.casefold())]
     problems += _murderer_problems(script, names, p)
+    problems += _required_unless_imported(script, p)
     seen: dict[str, str] = {}
     for kind, clues in (("text_clues", script.text_clues), ("image_clues", script.image_clues)):
         for i, clue in enumerate(clues):
@@ -180,6 +181,25 @@ def _murderer_problems(script: Script, names: list[str], p: Any) -> list[Problem
     return problems
 
 
+def _required_unless_imported(script: Script, p: Any) -> list[Problem]:
+    """Fields the models leave optional so that an imported script can lack them (its source has
+    nothing to put there): the project's own scripts must still give every one."""
+    if script.imported is not None:
+        return []
+    missing = [key for key, value in (("background", script.background), ("tasks.murderer", script.tasks.murderer),
+                                      ("tasks.others", script.tasks.others), ("truth.motive", script.truth.motive),
+                                      ("truth.method", script.truth.method)) if value is None]
+    missing += [f"roles[{i}].introduction" for i, r in enumerate(script.roles) if r.introduction is None]
+    missing += [f"questions.{part}[{i}].image" for part in ("tiu", "miu")
+                for i, q in enumerate(getattr(script.questions, part)) if q.image is None]
+    problems = [p(key, f"required field '{key.rsplit('.', 1)[-1]}' is missing (only an imported script may "
+                       "leave it out)") for key in missing]
+    if script.truth.account is not None:
+        problems.append(p("truth.account", "only an imported script tells its solution as one account; give "
+                                           "motive and method"))
+    return problems
+
+
 def _image_file_problem(folder: Path, name: str) -> str:
     rel = PurePosixPath(name)
     if rel.is_absolute() or ".." in rel.parts or "\\" in name:
@@ -204,7 +224,8 @@ def _image_file_problem(folder: Path, name: str) -> str:
 
 def _chain_problems(script: Script, p: Any) -> list[Problem]:
     chain = script.reasoning_chain
-    if not any(chain.values()):
+    imported = script.imported is not None  # its source may lack a level, or the whole chain
+    if not any(chain.values()) and not imported:
         return [p("reasoning_chain", "the reasoning chain is empty: list the key clue statements by depth")]
     problems = []
     for key, statements in chain.items():
@@ -212,6 +233,8 @@ def _chain_problems(script: Script, p: Any) -> list[Problem]:
             problems.append(p(f"reasoning_chain.{key}", "unknown level; use 'p', '1-step', '2-step', ..."))
         elif not statements:
             problems.append(p(f"reasoning_chain.{key}", "level has no clue statements"))
+    if imported:
+        return problems
     if "p" not in chain:
         problems.append(p("reasoning_chain", "no 'p' level (the directly perceived clues)"))
     for n in range(1, script.chain_depth):
@@ -229,6 +252,8 @@ def _question_problems(script: Script, names: list[str], p: Any) -> list[Problem
             problems.append(p(f"questions.lsu[{i}].role", f"unknown role {q.role!r} (roles: {', '.join(names)})"))
     for part in ("tiu", "miu"):
         for i, q in enumerate(getattr(script.questions, part)):
+            if q.image is None:
+                continue  # asked about the whole image set (imported scripts; checked above)
             if q.image not in kinds:
                 problems.append(p(f"questions.{part}[{i}].image", f"unknown image clue {q.image!r}"))
             elif kinds[q.image] != want[part]:
