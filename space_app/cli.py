@@ -422,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--what", choices=["matches", "seats", "leaderboard"], default="matches")
     e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     e.add_argument("--tag", default=None, help="only matches with this tag")
-    e.add_argument("--no-studies", action="store_true", help="leave out study matches")
+    e.add_argument("--no-studies", action="store_true", help="leave out study and duplicate-comparison matches")
     e.add_argument("--out", help="file to write (default: standard output)")
     e.set_defaults(func=cmd_export)
     return parser

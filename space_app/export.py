@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
 from .leaderboard import board
-from .standings import STUDY_PREFIX, catch_up
+from .standings import EXPERIMENT_PREFIXES, catch_up
 from .store import Store
 
 What = Literal["matches", "seats", "leaderboard"]
@@ -30,7 +30,7 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
          include_studies: bool = True) -> Iterator[dict[str, Any]]:
     def matches() -> Iterable[dict[str, Any]]:
         for m in store.iter_matches(game, tag=tag):
-            if include_studies or not m["tag"].startswith("study:"):
+            if include_studies or not m["tag"].startswith(EXPERIMENT_PREFIXES):
                 yield m
 
     if what == "matches":
@@ -38,7 +38,7 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
             yield m if fmt == "jsonl" else match_summary(m)
     elif what == "seats":
         catch_up(store, game)
-        skip = None if include_studies else STUDY_PREFIX
+        skip = None if include_studies else EXPERIMENT_PREFIXES
         for r in store.records(game, tag=tag, exclude_prefix=skip):
             yield {"match_id": r["match_id"], "tag": r["tag"], "game": r["game"], "seat": r["seat"],
                    "agent_id": r["agent_id"], "role": r["role"], "team": r["team"], "won": bool(r["won"]),

@@ -13,7 +13,7 @@ from typing import Any
 from .games import GameSpec, MetricColumn, get_game
 from .games.records import AgentTotals, Tally, totals_from
 from .rating import SIDE, Skill
-from .standings import STUDY_PREFIX, Standings, derive, from_row, pool_for, split_subject
+from .standings import EXPERIMENT_PREFIXES, Standings, derive, from_row, pool_for, split_subject
 from .store import Store
 
 
@@ -108,7 +108,7 @@ def from_matches(game: str, matches: Iterable[dict[str, Any]], *, include_studie
     pool = pool_for(include_studies)
     standings = Standings(pools=(pool,))
     for m in matches:
-        if m["status"] != "finished" or (not include_studies and (m["tag"] or "").startswith(STUDY_PREFIX)):
+        if m["status"] != "finished" or (not include_studies and (m["tag"] or "").startswith(EXPERIMENT_PREFIXES)):
             continue
         standings.add(m["tag"] or "", derive(m))
     return rows_of(spec, standings, pool, min_matches)

@@ -25,16 +25,19 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 # A pool is a set of matches whose standings are kept running, so its leaderboard is read,
-# not computed: every match, or every match but the studies'.
+# not computed: every match, or every match but the experiments' (studies and duplicate
+# comparisons, which replay chosen deals with chosen seats).
 ALL = "all"
 NO_STUDIES = "no-studies"
 POOLS = (ALL, NO_STUDIES)
 STUDY_PREFIX = "study:"
+COMPARE_PREFIX = "compare:"
+EXPERIMENT_PREFIXES = (STUDY_PREFIX, COMPARE_PREFIX)
 
 
 def pools_of(tag: str) -> tuple[str, ...]:
     """The pools a match with this tag counts in."""
-    return (ALL,) if tag.startswith(STUDY_PREFIX) else (ALL, NO_STUDIES)
+    return (ALL,) if tag.startswith(EXPERIMENT_PREFIXES) else (ALL, NO_STUDIES)
 
 
 def pool_for(include_studies: bool) -> str:
@@ -236,5 +239,6 @@ def rescore(store: Store, game: str) -> RescoreReport:
     return report
 
 
-__all__ = ["ALL", "NO_STUDIES", "POOLS", "ROLE_SEP", "STUDY_PREFIX", "SYSTEMS", "RescoreReport", "Standings",
-           "catch_up", "derive", "keep", "pool_for", "pools_of", "rebuild", "rescore", "split_subject", "subject"]
+__all__ = ["ALL", "COMPARE_PREFIX", "EXPERIMENT_PREFIXES", "NO_STUDIES", "POOLS", "ROLE_SEP", "STUDY_PREFIX",
+           "SYSTEMS", "RescoreReport", "Standings", "catch_up", "derive", "keep", "pool_for", "pools_of", "rebuild",
+           "rescore", "split_subject", "subject"]

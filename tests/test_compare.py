@@ -13,8 +13,10 @@ import pytest
 from test_cli_tournament import cli
 
 from space_app.compare import compare, compare_tag, plan_deals
+from space_app.export import rows as export_rows
 from space_app.games import get_game
 from space_app.games.spy.agents import HeuristicSpyAgent
+from space_app.leaderboard import board, from_matches
 from space_app.service import Arena
 from space_app.stats import bootstrap_mean, sign_test
 from space_app.store import Store
@@ -99,6 +101,12 @@ def test_a_strong_agent_beats_a_weak_one_beyond_the_interval(tmp_path):
         assert {k: v for k, v in seats_a.items() if k != p.deal.seat} == \
             {k: v for k, v in seats_b.items() if k != p.deal.seat}
         assert ma["result"]["roles"][p.deal.seat] == mb["result"]["roles"][p.deal.seat] == p.deal.role
+    # an experiment, like a study: in the pool of every match, not in the default leaderboard's
+    assert board(arena.store, "spy", include_studies=False) == []
+    assert sum(r["seats"] for r in board(arena.store, "spy", include_studies=True)) == 80 * 6
+    assert from_matches("spy", arena.store.iter_matches("spy"), include_studies=False) == []
+    assert list(export_rows(arena.store, "spy", "seats", "jsonl", include_studies=False)) == []
+    assert len(list(export_rows(arena.store, "spy", "matches", "jsonl", include_studies=True))) == 80
     arena.store.close()
 
 

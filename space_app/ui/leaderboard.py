@@ -12,7 +12,7 @@ from ..api import ArenaAPI
 from ..games import GAMES, GameSpec, get_game
 from ..leaderboard import columns
 from ..safe_text import markdown_text
-from ..standings import STUDY_PREFIX, from_row
+from ..standings import EXPERIMENT_PREFIXES, from_row
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
@@ -55,7 +55,8 @@ def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], inc
         return pd.DataFrame(columns=["agent", "game", label])
     agents = [r["agent"] for r in rows[:HISTORY_AGENTS]]
     played: dict[str, list] = {a: [] for a in agents}
-    for record in api.store.records(spec.id, agents=agents, exclude_prefix=None if include_studies else STUDY_PREFIX):
+    skip = None if include_studies else EXPERIMENT_PREFIXES
+    for record in api.store.records(spec.id, agents=agents, exclude_prefix=skip):
         played[record["agent_id"]].append(from_row(record))
     out = []
     for agent, records in played.items():
@@ -82,7 +83,7 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     with gr.Row():
         game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id, label="Game")
         min_games = gr.Slider(0, 100, value=0, step=1, label="Minimum games")
-        studies = gr.Checkbox(label="Include study matches", value=False)
+        studies = gr.Checkbox(label="Include study and comparison matches", value=False)
         refresh = gr.Button("Refresh", elem_id="refresh-leaderboard")
     table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
                          label=default.ranking_note)
