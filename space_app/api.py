@@ -1,6 +1,6 @@
 """The arena's API: one class whose methods back both the UI and the named
 `gradio_client` endpoints (register_agent, list_agents, run_match, get_match,
-list_matches, leaderboard). Inputs are validated here; errors are `ApiError`
+list_matches, leaderboard, run_benchmark, compare). Inputs are validated here; errors are `ApiError`
 with a message meant for people."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from sdk import AgentError
 from sdk.remote import resolve_src
 
 from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agents, house_games, is_ad_hoc
+from .compare import MEASURES
+from .compare import compare as duplicate
 from .config import ArenaConfig
 from .games import GAMES, get_game
 from .leaderboard import board
@@ -43,6 +45,7 @@ MAX_SEATS = 12
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
 MAX_SUITE_LIMIT = 1000  # questions one benchmark call may ask
+MAX_COMPARE_DEALS = 200  # deals one comparison may play (twice each)
 MAX_SPEC = 300  # characters of one seat's agent spec
 MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
 MAX_DEPTH = 8  # nesting of the settings (word pairs need 3)
@@ -337,6 +340,48 @@ class ArenaAPI:
                 raise ApiError(f"the run passed this arena's limit of {self.config.max_match_seconds:g} s; "
                                "the answers so far are kept: run it again to go on") from None
         return scores.to_dict()
+
+    # -- duplicate comparisons ---------------------------------------------------------
+    async def compare(self, a: str, b: str, game: str = "spy", deals: int = 50,
+                      opponents: list[str] | str | None = None, seed: int = 0, players: int = 0,
+                      measure: str = "win", visitor: str = "api", signed_in: bool = True) -> dict[str, Any]:
+        """Duplicate mode (`space_app.compare`): every deal played twice, A and B swapped into
+        the same seat against the same opponents; the paired difference with its 95% bootstrap
+        interval and an exact sign test. The matches are stored with the returned `tag`."""
+        if game not in GAMES:
+            raise ApiError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
+        if measure not in MEASURES:
+            raise ApiError(f"measure must be one of {', '.join(MEASURES)}")
+        if not 1 <= int(deals) <= MAX_COMPARE_DEALS:
+            raise ApiError(f"deals must be 1 to {MAX_COMPARE_DEALS}")
+        if not 0 <= int(seed) < SEED_LIMIT:
+            raise ApiError("seed must be a non-negative 64-bit integer")
+        if isinstance(opponents, str):
+            opponents = opponents.split(",")
+        others = [str(o).strip() for o in opponents or [] if str(o).strip()]
+        if len(others) > MAX_SEATS:
+            raise ApiError(f"at most {MAX_SEATS} opponents")
+        specs = [str(a or "").strip(), str(b or "").strip()]
+        if not all(specs):
+            raise ApiError("name the two agents to compare, e.g. house:heuristic and house:random")
+        for agent in {*specs, *others}:
+            if len(agent) > MAX_SPEC:
+                raise ApiError(f"an agent spec is longer than {MAX_SPEC} characters")
+            if is_ad_hoc(agent):
+                self._check_ad_hoc(agent, signed_in)
+        with self.admit(visitor):
+            try:
+                result = await asyncio.wait_for(
+                    duplicate(self.arena, specs[0], specs[1], game, int(deals), opponents=others or None,
+                            seed=int(seed), players=int(players) or None, measure=measure,
+                            concurrency=self.config.max_matches_per_visitor),
+                    timeout=self.config.max_match_seconds)
+            except TimeoutError:
+                raise ApiError(f"the comparison passed this arena's limit of {self.config.max_match_seconds:g} s; "
+                               "ask for fewer deals") from None
+            except ValueError as exc:  # an unknown agent, one that does not play the game, bad players
+                raise ApiError(str(exc)) from exc
+        return result.to_dict()
 
     def benchmark_results(self, suite: str) -> list[dict[str, Any]]:
         """Every agent's scores on a suite, from its stored answers (best first); everyone who

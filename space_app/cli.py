@@ -1,4 +1,4 @@
-"""Headless arena: `python -m space_app match|tournament|experiment|leaderboard|bench|verify|rescore|export ...`."""
+"""Headless arena: `python -m space_app match|tournament|compare|experiment|leaderboard|bench|verify|...`."""
 
 from __future__ import annotations
 
@@ -127,8 +127,58 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     failed = [o for o in outcomes if o.status != "finished"]
     say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
           f"store: {arena.store.url}")
+    print_seating(outcomes.seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games)
     return 0 if not failed else 1
+
+
+def print_seating(seating: Any) -> None:
+    """The schedule's agent × role and agent × seat position counts, and what they guarantee."""
+    say(seating.note())
+    say("\nseats taken per role")
+    say(render(seating.role_rows(), ["agent", *seating.roles]))
+    say("\nseats taken per seat position")
+    say(render(seating.seat_rows(), ["agent", *seating.seat_names]))
+    say("")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .compare import INTERVAL, TEST, compare
+
+    arena = _arena(args.db)
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
+    with tqdm(total=2 * args.deals, desc=f"{args.game} compare", unit="match", file=sys.stderr) as bar:
+        result = arena.run_in_own_loop(compare(
+            arena, args.a, args.b, args.game, args.deals, opponents=opponents, seed=args.seed, players=args.players,
+            settings=_settings(args), measure=args.measure, concurrency=args.concurrency, tag=args.tag,
+            progress=lambda _: bar.update(1)))
+    out = result.to_dict()
+    if args.json:
+        print(json.dumps({k: v for k, v in out.items() if k != "per_deal"}, ensure_ascii=False, indent=2))
+        return 0
+    what = "win (1 if the seat's side won, else 0)" if result.measure == "win" else "the seat's game score"
+    say(f"duplicate comparison in {result.game}: A = {result.a}, B = {result.b}; {out['deals']} deals "
+        f"(seed {result.seed}, {result.players} players), each played twice with A and B in the same seat "
+        f"against the same opponents ({', '.join(result.opponents)})")
+    if result.dropped:
+        say(f"{result.dropped} deals dropped: one of their two matches did not finish")
+    if not out["deals"]:
+        say("no deal was played to its end")
+        return 1
+    say(f"measure: {what}; difference A − B per deal")
+    say(f"mean difference {out['mean']:+.3f} (A {out['mean_a']:.3f}, B {out['mean_b']:.3f}), "
+        f"95% interval [{out['low']:+.3f}, {out['high']:+.3f}]: {INTERVAL}")
+    say(f"A better on {out['a_better']} deals, B better on {out['b_better']}, the same on {out['same']}; "
+        f"{TEST}: p = {out['p_value']:.3g}")
+    rows = [{"seat role": role, "deals": r["deals"], "A better": r["a_better"], "B better": r["b_better"],
+             "same": r["same"], "mean A − B": f"{r['mean']:+.3f}",
+             "95% interval": f"[{r['low']:+.3f}, {r['high']:+.3f}]"} for role, r in out["by_role"].items()]
+    say(render(rows, ["seat role", "deals", "A better", "B better", "same", "mean A − B", "95% interval"]))
+    say(f"matches tagged {result.tag} ({2 * (out['deals'] + result.dropped)} matches; "
+        f"store: {arena.store.url})")
+    return 0
 
 
 def _role_specs(given: list[str] | None) -> dict[str, str] | None:
@@ -297,7 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(t, "tournament")
     t.add_argument("--games", type=int, default=100)
     t.add_argument("--seats", nargs="+", default=["house:heuristic", "house:random"],
-                   help="agent specs to draw seats from (shuffled per match)")
+                   help="agent specs; each deal is played once per rotation of them over the seats "
+                        "(balanced seating: use a multiple of their number of --games for equal counts)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--concurrency", type=int, default=16)
     t.add_argument("--min-games", type=int, default=0)
@@ -305,6 +356,25 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--role", action="append", metavar="ROLE=AGENT",
                    help="seat this agent wherever ROLE is dealt (repeatable), e.g. merlin=house:avalon-random")
     t.set_defaults(func=cmd_tournament)
+
+    c = sub.add_parser("compare", help="duplicate mode: two agents on the same deals, swapped into the same seat "
+                       "against the same opponents; the paired difference with its interval and a sign test")
+    c.add_argument("a", metavar="A", help="agent spec, e.g. house:heuristic")
+    c.add_argument("b", metavar="B", help="agent spec, e.g. house:random (may be A again)")
+    c.add_argument("--game", default="spy", choices=sorted(GAMES))
+    c.add_argument("--deals", type=int, default=100, help="deals, each played twice (default 100)")
+    c.add_argument("--opponents", default=None, metavar="SPEC,...",
+                   help="agents for the other seats, turned over them deal by deal "
+                        "(default: the game's first random-fill house agent)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--players", type=int, default=None, help="seats per match (default: the game's)")
+    c.add_argument("--measure", choices=["win", "score"], default="win",
+                   help="the seat's outcome: win = 1/0 (default) or its game score")
+    c.add_argument("--concurrency", type=int, default=16)
+    c.add_argument("--tag", default="", help="label stored with the matches (default compare:<A>-vs-<B>:<seed>)")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_setting_args(c)
+    c.set_defaults(func=cmd_compare)
 
     lb = sub.add_parser("leaderboard", help="print the leaderboard recomputed from the store")
     lb.add_argument("game", choices=sorted(GAMES))

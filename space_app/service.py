@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from .games import get_game
 from .games.base import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
+from .seating import TournamentOutcomes, count_seating, schedule
 from .standings import keep
 from .store import Store
 
@@ -160,22 +160,24 @@ class Arena:
                          concurrency: int = 8, settings: dict[str, Any] | None = None,
                          tag: str = "", players: int | None = None,
                          role_specs: dict[str, str] | None = None,
-                         progress: Callable[[MatchOutcome], None] | None = None) -> list[MatchOutcome]:
-        """`games` matches; each draws its seats from `specs` (shuffled with the seed,
-        repeated if there are fewer specs than seats), so every agent plays every role."""
-        n = players or get_game(game).default_players
+                         progress: Callable[[MatchOutcome], None] | None = None) -> TournamentOutcomes:
+        """`games` matches with balanced seating (`seating.schedule`): each deal (a seed) is
+        played once per rotation of `specs` over the seats, so over a block of len(specs)
+        matches every agent sits in every seat, hence takes every dealt role, exactly once.
+        Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts."""
+        spec = get_game(game)
+        n = players or spec.default_players
         # an unknown spec fails here, before any match is created (not half-way through,
         # leaving the matches already started as 'running' records)
         for agent_spec in {*specs, *(role_specs or {}).values()}:
             self.catalogue.resolve(agent_spec)
             self.catalogue.check_plays(agent_spec, game)
-        rng = random.Random(seed)
-        plans = []
-        for _ in range(games):
-            pool = list(specs) * (n // max(1, len(specs)) + 1)
-            rng.shuffle(pool)
-            plans.append(MatchPlan(game, pool[:n], seed=rng.randrange(2**31), settings=settings,
-                                   tag=tag, role_specs=role_specs))
+        slots = schedule(list(specs), n, games, seed)
+        seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.roles,
+                                spec.seat_names(n, {**(settings or {}), "players": n}), role_specs,
+                                block=len(specs))
+        plans = [MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag, role_specs=role_specs)
+                 for slot in slots]
         limit = asyncio.Semaphore(concurrency)
 
         async def one(plan: MatchPlan) -> MatchOutcome:
@@ -185,4 +187,4 @@ class Arena:
                 progress(outcome)
             return outcome
 
-        return list(await asyncio.gather(*(one(p) for p in plans)))
+        return TournamentOutcomes(await asyncio.gather(*(one(p) for p in plans)), seating)

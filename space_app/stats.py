@@ -1,9 +1,13 @@
-"""Intervals for the figures the arena reports: Wilson for rates; for means kept as running
-sums (a leaderboard over any number of matches), the normal interval from the sum of squares."""
+"""Intervals and tests for the figures the arena reports: Wilson for rates; for means kept as
+running sums (a leaderboard over any number of matches), the normal interval from the sum of
+squares; for paired differences (duplicate mode) a seeded percentile bootstrap of the mean and
+an exact sign test. Plain Python: the same numbers on every machine for one seed."""
 
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -69,4 +73,30 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-__all__ = ["Z95", "Mean", "Rate", "wilson"]
+def bootstrap_mean(values: Sequence[float], resamples: int = 10_000, seed: int = 0,
+                   level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean: `resamples` resamples with replacement drawn
+    with `random.Random(seed)`, the (1 - level)/2 and (1 + level)/2 quantiles of their means
+    (nearest rank). None for no values."""
+    n = len(values)
+    if n == 0:
+        return None
+    if min(values) == max(values):  # every resample has the same mean
+        return float(values[0]), float(values[0])
+    rng = random.Random(seed)
+    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    last = resamples - 1
+    return means[round((1 - level) / 2 * last)], means[round((1 + level) / 2 * last)]
+
+
+def sign_test(plus: int, minus: int) -> float:
+    """Exact two-sided sign test: the chance, under a fair coin for each untied pair, of a
+    split at least as uneven as `plus` against `minus` (ties are left out before)."""
+    n = plus + minus
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(plus, minus) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+__all__ = ["Z95", "Mean", "Rate", "bootstrap_mean", "sign_test", "wilson"]

@@ -38,6 +38,7 @@ from sqlalchemy import (
     func,
     insert,
     inspect,
+    or_,
     select,
     text,
     update,
@@ -506,14 +507,15 @@ class Store:
         with self.engine.connect() as conn:
             return {s: (mu, sigma, n) for s, mu, sigma, n in conn.execute(query)}
 
-    def records(self, game: str, *, tag: str | None = None, exclude_prefix: str | None = None,
+    def records(self, game: str, *, tag: str | None = None, exclude_prefix: str | tuple[str, ...] | None = None,
                 agents: Iterable[str] | None = None, chunk: int = 5000) -> Iterator[dict[str, Any]]:
         """Stored per-seat records of a game, in the order they were applied (match by match)."""
         query = select(seat_records).where(seat_records.c.game == game)
         if tag is not None:
             query = query.where(seat_records.c.tag == tag)
         if exclude_prefix:
-            query = query.where(~seat_records.c.tag.startswith(exclude_prefix))
+            prefixes = (exclude_prefix,) if isinstance(exclude_prefix, str) else exclude_prefix
+            query = query.where(~or_(*(seat_records.c.tag.startswith(p) for p in prefixes)))
         if agents is not None:
             query = query.where(seat_records.c.agent_id.in_(list(agents)))
         query = query.order_by(seat_records.c.rated, seat_records.c.seat)

@@ -1,5 +1,6 @@
 """The headless CLI end to end: a 100-game tournament offline, its printed leaderboard
-checked against two recomputations, one match's transcript, and a bad agent spec."""
+checked against two recomputations, one match's transcript, and a bad agent spec; balanced
+seating (every agent in every seat and role equally often) and the games' deal hooks."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ import re
 import sqlite3
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
+from space_app.games import GAMES, get_game
+from space_app.games.spy.agents import HeuristicSpyAgent
 from space_app.leaderboard import from_matches
+from space_app.seating import count_seating, schedule
+from space_app.service import Arena
 from space_app.stats import wilson
 from space_app.store import Store
 
@@ -82,6 +87,40 @@ def test_tournament_runs_offline_and_prints_a_leaderboard(tournament):
     assert store.count_matches("spy") == 100
     assert len(store.list_matches(status="finished", limit=1000)) == 100
     store.close()
+
+
+def parse_counts(stdout: str, title: str) -> dict[str, dict[str, int]]:
+    """A seating table printed under `title`: agent -> column -> count."""
+    lines = stdout.splitlines()
+    start = lines.index(title) + 1
+    header = lines[start].split()
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        agent, *cells = line.split()
+        rows[agent] = dict(zip(header[1:], map(int, cells), strict=True))
+    return rows
+
+
+def test_the_tournament_prints_balanced_seating(tournament):
+    """100 matches of two agents are 50 whole blocks: each agent is the spy in 50 matches
+    and sits in each of the six seats 50 times, as printed and as stored."""
+    db, proc = tournament
+    assert "whole blocks: equal counts by construction" in proc.stdout
+    roles = parse_counts(proc.stdout, "seats taken per role")
+    seats = parse_counts(proc.stdout, "seats taken per seat position")
+    assert roles == {a: {"spy": 50, "civilian": 250} for a in ("house:heuristic", "house:random")}
+    assert seats == {a: {f"P{i}": 50 for i in range(1, 7)} for a in ("house:heuristic", "house:random")}
+    stored_roles: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    stored_seats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    store = Store(db)
+    for match in store.iter_matches("spy"):
+        for s in match["seats"]:
+            stored_roles[s["agent_id"]][match["result"]["roles"][s["seat"]]] += 1
+            stored_seats[s["agent_id"]][s["seat"]] += 1
+    store.close()
+    assert stored_roles == roles and stored_seats == seats
 
 
 def test_printed_leaderboard_matches_both_recomputations(tournament):
@@ -170,3 +209,94 @@ def test_an_unknown_agent_spec_is_a_clear_error(tmp_path, command):
     store = Store(db, recover=False)
     assert store.count_matches() == 0
     store.close()
+
+
+# -- balanced seating ----------------------------------------------------------------------
+
+def stored_counts(store: Store, tag: str) -> tuple[dict, dict]:
+    """agent -> role -> seats and agent -> seat -> seats, from the stored results."""
+    roles: dict[str, Counter] = defaultdict(Counter)
+    seats: dict[str, Counter] = defaultdict(Counter)
+    for match in store.iter_matches("spy", tag=tag):
+        assert match["status"] == "finished"
+        for s in match["seats"]:
+            roles[s["agent_id"]][match["result"]["roles"][s["seat"]]] += 1
+            seats[s["agent_id"]][s["seat"]] += 1
+    return roles, seats
+
+
+def play(tmp_path: Path, agents: list[str], games: int, **kw: object):
+    arena = Arena(Store(tmp_path / "b.db"))
+    for name in agents:
+        if not name.startswith("house:"):
+            arena.catalogue.add(name, HeuristicSpyAgent(name))
+    outcomes = arena.run_in_own_loop(arena.tournament("spy", agents, games, seed=4, tag="t",
+                                                      settings={"pair": {"civilian": "tea", "spy": "coffee"}},
+                                                      **kw))
+    return arena.store, outcomes
+
+
+def test_three_agents_in_six_seats_take_every_role_and_seat_equally(tmp_path):
+    """12 matches = 4 whole blocks of 3: each agent is the spy 4 times, a civilian 20 times,
+    and sits in each seat 4 times; the returned counts are what was stored."""
+    store, outcomes = play(tmp_path, ["a", "b", "c"], 12)
+    roles, seats = stored_counts(store, "t")
+    assert roles == {a: {"spy": 4, "civilian": 20} for a in "abc"}
+    assert seats == {a: {f"P{i}": 4 for i in range(1, 7)} for a in "abc"}
+    seating = outcomes.seating
+    assert seating.exact and seating.block == 3 and seating.matches == 12
+    assert {a: dict(c) for a, c in seating.by_role.items()} == roles
+    assert {a: dict(c) for a, c in seating.by_seat.items()} == seats
+    assert len({m["seed"] for m in store.iter_matches("spy", tag="t")}) == 4  # one deal per block
+    store.close()
+
+
+def test_a_fixed_role_agent_leaves_the_rotating_agents_balanced(tmp_path):
+    store, outcomes = play(tmp_path, ["a", "b", "c"], 12, role_specs={"spy": "house:random"})
+    roles, seats = stored_counts(store, "t")
+    assert roles["house:random"] == {"spy": 12}
+    assert {a: dict(roles[a]) for a in "abc"} == {a: {"civilian": 20} for a in "abc"}
+    # every rotating agent lost the same seats (the spy's): equal per seat position
+    for seat in (f"P{i}" for i in range(1, 7)):
+        assert len({seats[a][seat] for a in "abc"}) == 1
+    assert {a: dict(c) for a, c in outcomes.seating.by_role.items()} == {a: dict(c) for a, c in roles.items()}
+    store.close()
+
+
+@pytest.mark.parametrize(("k", "n", "games"), [(2, 6, 10), (3, 6, 12), (4, 6, 20), (6, 6, 18), (8, 6, 24),
+                                                (5, 4, 15)])
+def test_whole_blocks_give_equal_counts_for_any_number_of_agents(k, n, games):
+    agents = [f"a{i}" for i in range(k)]
+    spec = get_game("spy")
+    counts = count_seating(schedule(agents, n, games, seed=1), lambda s: spec.deal_roles(n, s), spec.roles,
+                           spec.seat_names(n), block=k)
+    assert counts.exact
+    assert len({tuple(sorted(c.items())) for c in counts.by_role.values()}) == 1
+    assert len({tuple(sorted(c.items())) for c in counts.by_seat.values()}) == 1
+    assert set(counts.by_seat) == set(agents)
+    assert counts.by_role["a0"]["spy"] == games // k
+
+
+@pytest.mark.parametrize(("k", "games"), [(3, 13), (4, 14), (4, 23), (7, 10)])
+def test_a_partial_block_keeps_counts_within_one(k, games):
+    agents = [f"a{i}" for i in range(k)]
+    spec = get_game("spy")
+    counts = count_seating(schedule(agents, 6, games, seed=2), lambda s: spec.deal_roles(6, s), spec.roles,
+                           spec.seat_names(6), block=k)
+    assert not counts.exact
+    for seat in spec.seat_names(6):
+        got = [counts.by_seat.get(a, Counter())[seat] for a in agents]
+        assert max(got) - min(got) <= 1
+    spies = [counts.by_role.get(a, Counter())["spy"] for a in agents]
+    assert max(spies) - min(spies) <= 1  # one spy seat per deal
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_each_games_deal_hook_is_the_deal_its_game_makes(game):
+    spec = get_game(game)
+    for n in sorted({spec.min_players, spec.default_players}):
+        if game == "mystery" and n != spec.default_players:
+            continue  # a script has its own number of characters
+        for seed in range(20):
+            built = spec.make(n, seed)
+            assert spec.deal_roles(n, seed) == [built.seat_roles()[s] for s in built.seats]

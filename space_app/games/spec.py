@@ -146,6 +146,10 @@ class GameSpec:
     commands: Mapping[str, tuple[str, Callable[[list[str]], int]]] = field(default_factory=dict)
     # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
     replay_note: Callable[[MatchRecord], str | None] | None = None
+    # (seat names, seed, parsed settings) -> each seat's role, from the game's own pure dealing
+    # code (the same the game class calls): balanced seating and duplicate comparisons read the
+    # deal without building a game; None: `deal_roles` builds one and asks its `seat_roles`
+    deal: Callable[[list[str], int, Any], list[str]] | None = None
 
     @property
     def record_roles(self) -> tuple[str, ...]:
@@ -160,6 +164,16 @@ class GameSpec:
         values.setdefault("players", n_seats)
         parsed = self.settings_class.model_validate(values)
         return self.game_class(self.seat_names(n_seats, values), seed, parsed)
+
+    def deal_roles(self, n_seats: int, seed: int, settings: Mapping[str, Any] | None = None) -> list[str]:
+        """Each seat's role (in seat order) in a match of this seed and these settings."""
+        values = {**(settings or {})}
+        values.setdefault("players", n_seats)
+        if self.deal is None:
+            roles = self.make(n_seats, seed, values).seat_roles()
+            return [roles.get(seat, "") for seat in self.seat_names(n_seats, values)]
+        parsed = self.settings_class.model_validate(values)
+        return list(self.deal(self.seat_names(n_seats, values), seed, parsed))
 
 
 class GameSpecError(ValueError):

@@ -1,6 +1,6 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
 list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, run_benchmark,
-benchmark_results.
+benchmark_results, compare.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
 from __future__ import annotations
@@ -159,11 +159,25 @@ def register_endpoints(api: ArenaAPI) -> None:
         return await api.run_benchmark(str(suite or ""), str(agent or ""), int(limit or 0), visitor=visitor,
                                        signed_in=signed)
 
+    async def compare(a: str = "house:heuristic", b: str = "house:random", game: str = "spy", deals: int = 50,
+                      opponents: str = "", seed: int = 0, players: int = 0, measure: str = "win",
+                      request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """Duplicate mode: each deal played twice, A and B swapped into the same seat against the same
+        opponents (comma-separated specs; '' = the game's house agent). Returns the mean paired difference
+        A - B (measure 'win' or 'score'), its 95% bootstrap interval, the sign test's p-value, the counts of
+        deals A did better, worse or the same, per seat role, and the tag the matches are stored with."""
+        visitor, signed = caller(request)
+        return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), int(deals or 0),
+                                 opponents=str(opponents or ""), seed=int(seed or 0), players=int(players or 0),
+                                 measure=str(measure or "win"), visitor=visitor, signed_in=signed)
+
     def benchmark_results(suite: str = "tom-household") -> list:
         """Every agent's stored scores on a suite, best first."""
         return api.benchmark_results(str(suite or ""))
 
     run_benchmark = refusals(run_benchmark)
+    compare = refusals(compare)
+    gr.api(compare, api_name="compare", concurrency_limit=None)
     benchmark_results = refusals(benchmark_results)
     gr.api(run_benchmark, api_name="run_benchmark", concurrency_limit=None)
     gr.api(benchmark_results, api_name="benchmark_results", concurrency_limit=None)

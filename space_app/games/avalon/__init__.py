@@ -15,7 +15,7 @@ from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .metrics import history, records, row
-from .rules import AvalonGame, AvalonSettings
+from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
 from .view import VIEW
 
@@ -94,6 +94,7 @@ SPEC = register(GameSpec(
             intent_local_agent, random_fill=False),
     },
     demo_agents=("house:avalon-rules", "house:avalon-random"),
+    deal=dealt_roles,
 ))
 
 __all__ = ["SPEC"]

@@ -143,6 +143,19 @@ def resolve_team(text: str | None, seats: list[str], size: int, leader: str,
     return [s for s in seats if s in team], problems
 
 
+def deal(seats: list[str], seed: int, settings: AvalonSettings) -> tuple[list[str], str]:
+    """The seed's draws, in this order: the roles shuffled over the seats, the first leader."""
+    rng = random.Random(seed)
+    dealt = settings.role_list()
+    rng.shuffle(dealt)
+    return dealt, rng.choice(seats)
+
+
+def dealt_roles(seats: list[str], seed: int, settings: AvalonSettings) -> list[str]:
+    """Each seat's role under this seed (GameSpec.deal), without building a game."""
+    return deal(seats, seed, settings)[0]
+
+
 class AvalonGame(Game):
     id: ClassVar[str] = "avalon"
     title: ClassVar[str] = "Avalon"
@@ -160,12 +173,9 @@ class AvalonGame(Game):
             raise ValueError(f"avalon needs {settings.players} seats, got {len(seats)}")
         super().__init__(seats, seed, settings)
         self.settings: AvalonSettings = settings
-        rng = random.Random(seed)
-        dealt = settings.role_list()
-        rng.shuffle(dealt)
+        dealt, self.first_leader = deal(self.seats, seed, settings)
         self.roles: dict[str, str] = dict(zip(self.seats, dealt, strict=True))
         self.sides: dict[str, Side] = {s: side_of(r) for s, r in self.roles.items()}
-        self.first_leader = rng.choice(self.seats)
         self.leader_index = self.seats.index(self.first_leader)
         self.quest = 1
         self.attempt = 1

@@ -17,7 +17,15 @@ from typing import Any
 from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn, QuizSet
 from .agents import NaiveMysteryAgent, RandomMysteryAgent
-from .catalog import ShippedMysteryGame, ShippedSettings, UnknownScript, catalog, default_script_id, get_script
+from .catalog import (
+    ShippedMysteryGame,
+    ShippedSettings,
+    UnknownScript,
+    catalog,
+    dealt_roles,
+    default_script_id,
+    get_script,
+)
 from .catalog import seat_names as character_names
 from .metrics import history, records, row
 from .quizzes import suite_items
@@ -114,6 +122,7 @@ SPEC = register(GameSpec(
                                    "follow)", str)},
     seat_namer=character_names,
     replay_note=replay_note,
+    deal=dealt_roles,
     quizzes=_quizzes(),
     commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
                                    "every problem by file, key and message", validate_main),

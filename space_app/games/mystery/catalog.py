@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import model_validator
 
 from .problems import ScriptError
-from .rules import IMAGE_ROOT, MysteryGame, MysterySettings
+from .rules import IMAGE_ROOT, MysteryGame, MysterySettings, script_roles
 from .script import Script
 from .validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
 
@@ -123,6 +123,13 @@ def seat_names(n: int, settings: Mapping[str, Any]) -> list[str]:
     except ValueError:
         return [f"P{i}" for i in range(1, n + 1)]
     return [r.name for r in get_script(str(resolved.script)).roles]
+
+
+def dealt_roles(seats: list[str], seed: int, settings: MysterySettings) -> list[str]:
+    """Each seat's role (GameSpec.deal): fixed by the settings' script, whatever the seed."""
+    if settings.script is None:
+        settings = ShippedSettings.model_validate(settings.model_dump())
+    return script_roles(get_script(str(settings.script)))
 
 
 def image_path(ref: str) -> Path | None:

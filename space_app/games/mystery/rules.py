@@ -72,6 +72,11 @@ def script_digest(script: Script) -> str:
     return hashlib.sha256(script.model_dump_json(exclude_none=True).encode()).hexdigest()[:16]
 
 
+def script_roles(script: Script) -> list[str]:
+    """Each character's role: the script names the murderer, so the seed deals no role."""
+    return [MURDERER if r.murderer else INNOCENT for r in script.roles]
+
+
 def tally(votes: dict[str, str | None], murderer: str) -> tuple[str, int, int]:
     """(winner, innocents naming the murderer, innocents) from every seat's final vote.
     Abstentions count among the innocents' votes: failing to vote never helps them."""
@@ -156,7 +161,7 @@ class MysteryGame(Game):
         self.lang = script.language
         self.text = TEXT[self.lang]
         self.murderer = murderers[0]
-        self.roles = {s: (MURDERER if s == self.murderer else INNOCENT) for s in self.seats}
+        self.roles = dict(zip(self.seats, script_roles(script), strict=True))
         rng = random.Random(seed)
         self.steps = self._plan(rng)
         self.index = 0

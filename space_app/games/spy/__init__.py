@@ -15,7 +15,7 @@ from ..registry import register
 from ..spec import GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
 from .metrics import history, records, row
-from .rules import CIVILIAN, SPY, SpyGame, SpySettings
+from .rules import CIVILIAN, SPY, SpyGame, SpySettings, dealt_roles
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
 from .studies import (
     ATTACK_CHART_BARS,
@@ -112,6 +112,7 @@ SPEC = register(GameSpec(
     setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},
     setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
     replay_note=replay_note,
+    deal=dealt_roles,
 ))
 
 __all__ = ["SPEC"]

@@ -100,6 +100,26 @@ def contains_word(statement: str, word: str, language: str) -> bool:
     return re.search(rf"(?<![a-z0-9])(?:{forms})(?![a-z0-9])", text) is not None
 
 
+def deal(seats: list[str], seed: int, settings: SpySettings,
+         pairs: list[WordPair] | None = None) -> tuple[WordPair, str, str]:
+    """The seed's draws, in this order: the word pair (unless fixed), the spy, the opener."""
+    rng = random.Random(seed)
+    if settings.pair is not None:
+        pair = settings.pair
+    else:
+        pool = pairs or settings.pairs or load_builtin_pairs(settings.language)
+        if settings.difficulty:
+            pool = [p for p in pool if p.difficulty == settings.difficulty] or pool
+        pair = rng.choice(pool)
+    return pair, rng.choice(seats), rng.choice(seats)
+
+
+def dealt_roles(seats: list[str], seed: int, settings: SpySettings) -> list[str]:
+    """Each seat's role under this seed (GameSpec.deal), without building a game."""
+    _, spy, _ = deal(seats, seed, settings)
+    return [SPY if s == spy else CIVILIAN for s in seats]
+
+
 class SpyGame(Game):
     id: ClassVar[str] = "spy"
     title: ClassVar[str] = "Who is the Spy"
@@ -114,17 +134,8 @@ class SpyGame(Game):
             raise ValueError(f"spy needs {settings.players} seats, got {len(seats)}")
         super().__init__(seats, seed, settings)
         self.settings: SpySettings = settings
-        rng = random.Random(seed)
-        if settings.pair is not None:
-            pair = settings.pair
-        else:
-            pool = pairs or settings.pairs or load_builtin_pairs(settings.language)
-            if settings.difficulty:
-                pool = [p for p in pool if p.difficulty == settings.difficulty] or pool
-            pair = rng.choice(pool)
+        pair, self.spy, self.opener = deal(self.seats, seed, settings, pairs)
         self.pair = pair
-        self.spy = rng.choice(self.seats)
-        self.opener = rng.choice(self.seats)
         self.words = {s: (pair.spy if s == self.spy else pair.civilian) for s in self.seats}
         self.alive = list(self.seats)
         self.round = 1
