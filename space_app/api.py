@@ -425,14 +425,16 @@ class ArenaAPI:
             raise ApiError(str(exc)) from exc
 
     def leaderboard(self, game: str = "spy", min_games: int = 0, sources: str | Iterable[str] = "default",
-                    tag: str | None = None) -> list[dict[str, Any]]:
+                    tag: str | None = None, void_infra: bool = False) -> list[dict[str, Any]]:
         """One row per agent, read from the stored standings; `min_games` counts matches;
         `sources`: 'default' (visitor, human and tournament matches), 'all' or a comma list
-        of kinds (see `space_app.sources`); `tag`: one tag's matches only."""
+        of kinds (see `space_app.sources`); `tag`: one tag's matches only; `void_infra`: leave
+        out matches in which a call could not reach its agent."""
         if game not in GAMES:
             raise ApiError(f"unknown game {game!r}")
         try:
             kinds = parse_kinds(sources) if sources or tag is None else None
         except ValueError as exc:
             raise ApiError(str(exc)) from exc
-        return board(self.store, game, sources=kinds, tag=tag or None, min_matches=max(0, int(min_games)))
+        return board(self.store, game, sources=kinds, tag=tag or None, min_matches=max(0, int(min_games)),
+                     void_infra=bool(void_infra))

@@ -102,15 +102,16 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
-                      sources: str | None = None) -> None:
+                      sources: str | None = None, void_infra: bool = False) -> None:
     from .leaderboard import board, cell, columns, kinds_for
     from .sources import describe, parse_kinds
     from .standings import catch_up
 
     catch_up(store, game)
     kinds = kinds_for(parse_kinds(sources) if sources else None, tag)
-    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games)
-    say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}.")
+    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games, void_infra=void_infra)
+    voided = "; matches with an unreachable agent left out" if void_infra else ""
+    say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}{voided}.")
     shown = columns(get_game(game))
     say(render([{c.key: cell(c, r) for c in shown} for r in rows], [c.key for c in shown]))
 
@@ -193,7 +194,7 @@ def _role_specs(given: list[str] | None) -> dict[str, str] | None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources)
+    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra)
     return 0
 
 
@@ -306,9 +307,20 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import rows, write
+    from .export import rows, snapshot, write
     from .sources import parse_kinds
 
+    if args.what == "snapshot":  # one JSON document: the leaderboard with its filter and versions
+        doc = snapshot(Store(args.db, recover=False), args.game, tag=args.tag, void_infra=args.void_infra,
+                       sources=parse_kinds(args.sources) if args.sources else None)
+        text = json.dumps(doc, ensure_ascii=False, indent=1, default=str) + "\n"
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"snapshot of {len(doc['rows'])} rows over {doc['matches']} matches written to {args.out}",
+                  file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
     records = rows(Store(args.db, recover=False), args.game, args.what, args.format, tag=args.tag,
                    sources=parse_kinds(args.sources) if args.sources else None)
     if args.out:
@@ -380,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("game", choices=sorted(GAMES))
     lb.add_argument("--tag", default=None, help="only matches with this tag (of any source)")
     lb.add_argument("--sources", default=None, help=SOURCES_HELP)
+    lb.add_argument("--void-infra", action="store_true", help="leave out matches in which a call could not reach "
+                    "its agent (connection refused, DNS, a Space that never woke): see docs/methodology.md")
     lb.add_argument("--min-games", type=int, default=0)
     lb.set_defaults(func=cmd_leaderboard)
 
@@ -432,10 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
     e.add_argument("--game", required=True, choices=sorted(GAMES))
-    e.add_argument("--what", choices=["matches", "seats", "leaderboard"], default="matches")
+    e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot"], default="matches",
+                   help="snapshot: the leaderboard as one JSON document with its filter, the number of matches, "
+                   "the rules and code versions and the time (what to cite)")
     e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     e.add_argument("--tag", default=None, help="only matches with this tag")
     e.add_argument("--sources", default=None, help=SOURCES_HELP)
+    e.add_argument("--void-infra", action="store_true", help="snapshot: leave out matches with an unreachable agent")
     e.add_argument("--out", help="file to write (default: standard output)")
     e.set_defaults(func=cmd_export)
     return parser

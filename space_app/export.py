@@ -5,16 +5,22 @@ Lines or CSV."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
+import subprocess
 from collections.abc import Iterable, Iterator
+from importlib import metadata
+from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .leaderboard import board, kinds_for
-from .sources import kind_of
-from .standings import catch_up
+from .games import get_game
+from .leaderboard import board, columns, kinds_for
+from .sources import describe, kind_of, label
+from .standings import INFRA_FAILURES, catch_up
 from .store import Store
 
 What = Literal["matches", "seats", "leaderboard"]
+REPO = Path(__file__).resolve().parents[1]
 Format = Literal["jsonl", "csv"]
 
 
@@ -52,6 +58,58 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
     else:
         catch_up(store, game)
         yield from board(store, game, sources=kinds, tag=tag)
+
+
+def code_version() -> dict[str, str]:
+    """The package version and, from a git checkout, the commit (what a citation names)."""
+    try:
+        version = metadata.version("deduction-arena")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    commit = "unknown"
+    if (REPO / ".git").exists():
+        try:
+            done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                  timeout=10, check=False)
+            commit = done.stdout.strip() or commit
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return {"package_version": version, "commit": commit}
+
+
+def matches_behind(store: Store, game: str, kinds: frozenset[str], tag: str | None = None,
+                   void_infra: bool = False) -> int:
+    """How many matches a leaderboard with this filter is computed from."""
+    if void_infra:  # which matches are voided is in their records
+        voided: dict[str, bool] = {}
+        for r in store.records(game, tag=tag):
+            if kind_of(r["tag"]) in kinds:
+                lost = (r["stats"] or {}).get(INFRA_FAILURES, 0) > 0
+                voided[r["match_id"]] = voided.get(r["match_id"], False) or lost
+        return sum(not v for v in voided.values())
+    return sum(n for t, n in store.rated_per_tag(game).items()
+               if kind_of(t) in kinds and (tag is None or t == tag))
+
+
+def snapshot(store: Store, game: str, *, sources: Iterable[str] | None = None, tag: str | None = None,
+             void_infra: bool = False, min_matches: int = 0) -> dict[str, Any]:
+    """A leaderboard to cite: its rows with the filter that made them, what the filter
+    includes, the number of matches behind it, the game's rules version, the code version
+    and the time of the export."""
+    catch_up(store, game)
+    kinds = kinds_for(sources, tag)
+    spec = get_game(game)
+    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_matches, void_infra=void_infra)
+    return {
+        "game": game, "rules_version": spec.rules_version,
+        "filter": {"sources": label(kinds), "tag": tag, "void_infra": void_infra, "min_matches": min_matches,
+                   "includes": describe(kinds, tag)},
+        "matches": matches_behind(store, game, kinds, tag, void_infra),
+        "code": code_version(),
+        "exported_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "columns": [{"key": c.key, "label": c.label, "meaning": c.meaning} for c in columns(spec)],
+        "rows": rows,
+    }
 
 
 def write(out: TextIO, records: Iterable[dict[str, Any]], fmt: Format) -> int:

@@ -14,7 +14,7 @@ from .games import GameSpec, MetricColumn, get_game
 from .games.records import AgentTotals, SeatRecord, Tally, totals_from
 from .rating import SIDE, Skill
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
-from .standings import ALL, Standings, derive, from_row, pool_for, split_subject
+from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject
 from .stats import Mean, Rate
 from .store import Store
 
@@ -101,19 +101,20 @@ def rows_of(spec: GameSpec, standings: Standings, pool: str, min_matches: int = 
 
 
 def board(store: Store, game: str, *, sources: Iterable[str] | None = None, tag: str | None = None,
-          min_matches: int = 0) -> list[dict[str, Any]]:
+          min_matches: int = 0, void_infra: bool = False) -> list[dict[str, Any]]:
     """The leaderboard of a game over the matches of some source kinds (default: visitor,
     human and tournament; see `sources`), optionally of one tag. A kept pool is read from
     its running totals (a few rows, whatever the number of matches); any other filter is
     computed from the stored per-seat records. Asking for a tag without sources gives
-    every match of that tag, whatever its kind."""
+    every match of that tag, whatever its kind. `void_infra`: leave out matches in which a
+    call could not reach its agent (see `standings.unreachable_calls`)."""
     spec = get_game(game)
     kinds = kinds_for(sources, tag)
-    pool = pool_for(kinds) if tag is None else None
+    pool = pool_for(kinds) if tag is None and not void_infra else None
     if pool is None:
         standings = Standings(pools=(ALL,))
         for match_tag, records in _matches_of(store.records(game, tag=tag)):
-            if kind_of(match_tag) in kinds:
+            if kind_of(match_tag) in kinds and not (void_infra and infra_hit(records)):
                 standings.add(match_tag, records)
         return rows_of(spec, standings, ALL, min_matches)
     tallies = {(a, r): Tally.from_dict(t) for a, r, t in store.totals(game, pool)}
@@ -143,14 +144,16 @@ def _matches_of(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[Seat
 
 
 def from_matches(game: str, matches: Iterable[dict[str, Any]], *, sources: Iterable[str] | None = None,
-                 min_matches: int = 0) -> list[dict[str, Any]]:
+                 min_matches: int = 0, void_infra: bool = False) -> list[dict[str, Any]]:
     """The same leaderboard recomputed from matches' events (a check on the stored one)."""
     spec = get_game(game)
     kinds = DEFAULT_KINDS if sources is None else frozenset(sources)
     standings = Standings(pools=(ALL,))
     for m in matches:
         if m["status"] == "finished" and kind_of(m["tag"]) in kinds:
-            standings.add(m["tag"] or "", derive(m))
+            records = derive(m)
+            if not (void_infra and infra_hit(records)):
+                standings.add(m["tag"] or "", records)
     return rows_of(spec, standings, ALL, min_matches)
 
 

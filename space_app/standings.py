@@ -58,10 +58,35 @@ def split_subject(text: str) -> tuple[str, str]:
     return agent, role
 
 
+INFRA_FAILURES = "infra_failures"  # a generic stat: the seat's calls that could not reach its agent
+
+
 def derive(match: dict[str, Any]) -> list[SeatRecord]:
-    """A finished match's per-seat records, from its events, by its game's metrics."""
-    records = get_game(match["game"]).records(match)
-    return [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r) for r in records]
+    """A finished match's per-seat records, from its events, by its game's metrics, with the
+    seat's unreachable calls added as `infra_failures` (only when there were any)."""
+    records = [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r)
+               for r in get_game(match["game"]).records(match)]
+    lost = unreachable_calls(match)
+    for r in records:
+        if lost.get(r.seat):
+            r.stats[INFRA_FAILURES] = float(lost[r.seat])
+    return records
+
+
+def unreachable_calls(match: dict[str, Any]) -> dict[str, int]:
+    """Per seat, the calls whose agent could not be reached at all (connection refused, DNS,
+    a Space that never woke): what may be the network's fault rather than the agent's play."""
+    out: dict[str, int] = {}
+    for e in match.get("events") or []:
+        data = e.get("data") or {}
+        if e.get("kind") == "call" and str(data.get("detail", "")).startswith("unreachable"):
+            out[e.get("actor") or ""] = out.get(e.get("actor") or "", 0) + 1
+    return out
+
+
+def infra_hit(records: list[SeatRecord]) -> bool:
+    """Whether a match lost a call to infrastructure (see `unreachable_calls`)."""
+    return any(r.stats.get(INFRA_FAILURES, 0) > 0 for r in records)
 
 
 def record_row(r: SeatRecord) -> dict[str, Any]:
@@ -239,5 +264,6 @@ def rescore(store: Store, game: str) -> RescoreReport:
     return report
 
 
-__all__ = ["ALL", "DEFAULT", "POOLS", "POOL_KINDS", "ROLE_SEP", "SYSTEMS", "RescoreReport", "Standings",
-           "catch_up", "derive", "keep", "pool_for", "pools_of", "rebuild", "rescore", "split_subject", "subject"]
+__all__ = ["ALL", "DEFAULT", "INFRA_FAILURES", "POOLS", "POOL_KINDS", "ROLE_SEP", "SYSTEMS", "RescoreReport",
+           "Standings", "catch_up", "derive", "infra_hit", "keep", "pool_for", "pools_of", "rebuild", "rescore",
+           "split_subject", "subject", "unreachable_calls"]

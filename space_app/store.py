@@ -486,6 +486,13 @@ class Store:
         with self._write_lock, self.engine.begin() as conn:
             yield DerivedWriter(conn)
 
+    def rated_per_tag(self, game: str) -> dict[str, int]:
+        """Finished matches whose records are in the standings, counted per tag."""
+        query = (select(matches.c.tag, func.count()).where(matches.c.game == game, matches.c.status == "finished",
+                                                           matches.c.rated > 0).group_by(matches.c.tag))
+        with self.engine.connect() as conn:
+            return {tag or "": n for tag, n in conn.execute(query)}
+
     def unrated(self, game: str | None = None) -> list[str]:
         """Finished matches whose records have not been derived yet, oldest first."""
         query = select(matches.c.id).where(matches.c.status == "finished", matches.c.rated == 0)

@@ -4,8 +4,10 @@ Screenshots of each tab go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -130,6 +132,15 @@ def test_play_replay_and_every_tab(page, arena_url):
     expect(board).to_contain_text("house:random")
     assert board.locator("[role=row]").filter(has_text="house:").count() >= 2
     screenshot(page, "leaderboard")
+    expect(page.locator("#leaderboard-includes")).to_contain_text("Includes visitor, human and tournament matches")
+    with page.expect_download() as got:
+        page.locator("#download-csv").click()
+    csv_text = Path(got.value.path()).read_text(encoding="utf-8")
+    assert csv_text.startswith("agent,matches,seats,rating") and "win_rate_low" in csv_text
+    with page.expect_download() as got:
+        page.locator("#download-json").click()
+    snap = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
+    assert snap["filter"]["sources"] == "default" and snap["matches"] >= 1 and snap["code"]["package_version"]
 
     open_tab(page, "Agents")
     expect(page.locator("#agent-list")).to_contain_text("house:heuristic")

@@ -300,3 +300,19 @@ def test_each_games_deal_hook_is_the_deal_its_game_makes(game):
         for seed in range(20):
             built = spec.make(n, seed)
             assert spec.deal_roles(n, seed) == [built.seat_roles()[s] for s in built.seats]
+
+
+def test_a_snapshot_carries_its_filter_its_matches_and_the_versions(tournament):
+    db, _ = tournament
+    done = cli("--db", str(db), "export", "--game", "spy", "--what", "snapshot")
+    assert done.returncode == 0, done.stderr[-3000:]
+    snap = json.loads(done.stdout)
+    assert snap["matches"] == 100 and snap["filter"]["sources"] == "default"
+    assert snap["filter"]["includes"].startswith("Includes visitor, human and tournament matches")
+    assert snap["rules_version"] >= 1 and snap["code"]["package_version"] and snap["exported_at"]
+    assert {r["agent"] for r in snap["rows"]} == {"house:heuristic", "house:random"}
+    assert {"win_rate", "win_rate_low", "win_rate_high", "win_rate_n"} <= set(snap["rows"][0])
+    # the demo source holds none of these matches
+    demo = cli("--db", str(db), "export", "--game", "spy", "--what", "snapshot", "--sources", "demo")
+    empty = json.loads(demo.stdout)
+    assert empty["matches"] == 0 and empty["rows"] == []

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
 
 import pytest
 
+from sdk import AgentError
 from space_app.cli import main as cli_main
 from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
 from space_app.leaderboard import board, from_matches
 from space_app.rating import SIDE, Placing, TeamRating
 from space_app.service import Arena
 from space_app.sources import EVERY_KIND
-from space_app.standings import catch_up, rescore
+from space_app.standings import catch_up, rescore, unreachable_calls
 from space_app.store import Store
 
 PAIR = {"pair": {"civilian": "tea", "spy": "coffee"}}
@@ -165,3 +167,38 @@ def test_a_store_kept_under_the_older_pools_is_derived_again(tmp_path):
     assert catch_up(reopened) == 5
     same_rows(board(reopened, "spy"), expected)
     assert [r["matches"] for r in expected] == [3, 3]  # the demo matches are not in the default
+
+
+class Unreachable(RandomAgent):
+    """Plays at random, but in every other match (in the order it meets them) its first call
+    never reaches it, as a network fault would."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.met: list[str] = []
+        self.lock = threading.Lock()
+
+    def act(self, obs):
+        with self.lock:
+            first = obs.match_id not in self.met
+            if first:
+                self.met.append(obs.match_id)
+            lose = first and len(self.met) % 2 == 1
+        if lose:
+            raise AgentError("unreachable", "connection refused")
+        return super().act(obs)
+
+
+def test_matches_lost_to_an_unreachable_agent_can_be_voided(tmp_path):
+    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "flaky": Unreachable("flaky")}, 12)
+    store = arena.store
+    hit = {m["id"] for m in store.iter_matches("spy") if unreachable_calls(m)}
+    assert len(hit) == 6
+    kept = board(store, "spy")
+    voided = board(store, "spy", void_infra=True)
+    assert [r["matches"] for r in kept] == [12, 12]
+    assert [r["matches"] for r in voided] == [12 - len(hit)] * 2
+    same_rows(voided, from_matches("spy", store.iter_matches("spy", order="rated"), void_infra=True))
+    # the lost call is the agent's foul in the game all the same: only the filter leaves it out
+    records = [r for r in store.records("spy") if r["match_id"] in hit and r["agent_id"] == "flaky"]
+    assert sum((r["stats"] or {}).get("infra_failures", 0) for r in records) >= len(hit)

@@ -118,7 +118,9 @@ class GameSpec:
     metric_columns: tuple[MetricColumn, ...]  # the game's own columns (generic ones come first)
     ranking_note: str  # how the leaderboard is ordered, shown above it
     view: ReplayView
-    sort_by: str = "rating"  # the column rows are ranked by (highest first)
+    # the column rows are ranked by (highest first): by default the conservative rating μ − 1.96σ,
+    # so an agent with few matches (wide interval) does not top the board on luck
+    sort_by: str = "rating_low"
     # the sides a seat plays for, as its records' `role` (per-side leaderboard columns, ratings
     # and plots); empty: the roles themselves are the sides (spy: spy, civilian)
     sides: tuple[str, ...] = ()

@@ -145,11 +145,14 @@ def register_endpoints(api: ArenaAPI) -> None:
         return api.list_matches(game=str(game or ""), agent=str(agent or ""), status=str(status or ""),
                                 limit=int(limit or 50))
 
-    def leaderboard(game: str = "spy", min_games: int = 0, sources: str = "default", tag: str = "") -> list:
+    def leaderboard(game: str = "spy", min_games: int = 0, sources: str = "default", tag: str = "",
+                    void_infra: bool = False) -> list:
         """One row per agent: matches, rating with its 95% interval, the game's own columns.
         sources: 'default' (visitor, human and tournament matches), 'all', or a comma list of
-        demo, visitor, human, tournament, study; tag: only that tag's matches."""
-        return api.leaderboard(str(game or ""), int(min_games or 0), str(sources or ""), str(tag or "") or None)
+        demo, visitor, human, tournament, study; tag: only that tag's matches; void_infra: leave
+        out matches in which a call could not reach its agent."""
+        return api.leaderboard(str(game or ""), int(min_games or 0), str(sources or ""), str(tag or "") or None,
+                               bool(void_infra))
 
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]

@@ -3,12 +3,16 @@ and plots where looking beats reading."""
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
 from ..api import ArenaAPI
+from ..export import snapshot, write
 from ..games import GAMES, GameSpec, get_game
 from ..leaderboard import cell, columns
 from ..safe_text import markdown_text
@@ -24,9 +28,23 @@ def leaderboard_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFram
     return pd.DataFrame([[cell(c, r) for c in shown] for r in rows], columns=[c.label for c in shown])
 
 
+METHODOLOGY = Path(__file__).resolve().parents[2] / "docs" / "methodology.md"
+
+
+def methodology_text() -> str:
+    """docs/methodology.md, shown in the tab (the generated column tables are the accordion above)."""
+    try:
+        text = METHODOLOGY.read_text(encoding="utf-8")
+    except OSError:  # an install without the docs folder
+        return "The methodology page is docs/methodology.md in the project's repository."
+    head, _, rest = text.partition("<!-- columns:start")
+    _, _, tail = rest.partition("<!-- columns:end -->")
+    return head + "(the columns of the selected game: *What the columns mean* above)" + tail
+
+
 INTERVALS_NOTE = ("A rate reads *value [95% interval] n=…*: a Wilson interval over the n events counted (seats, "
                   "votes, turns…); a mean per seat reads the same with mean ± 1.96·s/√n over n seats. "
-                  "How every column is computed: docs/methodology.md.")
+                  "How every column is computed: *Methodology* below.")
 
 
 def columns_markdown(spec: GameSpec) -> str:
@@ -80,6 +98,18 @@ def study_frame(api: ArenaAPI, spec: GameSpec) -> pd.DataFrame:
     return found[1].chart(api.store)
 
 
+def download_files(doc: dict[str, Any]) -> tuple[str, str]:
+    """The leaderboard as CSV (every row key: figures with _low/_high/_n) and as a snapshot
+    (JSON: the filter, matches, rules and code versions), in a fresh temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="leaderboard-"))
+    stem = f"{doc['game']}-leaderboard-{doc['filter']['sources']}"
+    csv_path, json_path = folder / f"{stem}.csv", folder / f"{stem}.json"
+    with csv_path.open("w", encoding="utf-8", newline="") as out:
+        write(out, doc["rows"], "csv")
+    json_path.write_text(json.dumps(doc, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    return str(csv_path), str(json_path)
+
+
 def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     with gr.Row():
@@ -88,12 +118,20 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
         sources = gr.CheckboxGroup(choices=list(KINDS), value=[k for k in KINDS if k in DEFAULT_KINDS],
                                    label="Match sources", elem_id="leaderboard-sources",
                                    info="demo: the arena's warm-up matches; study: fixed line-ups of a study")
+        void = gr.Checkbox(label="Void matches with an unreachable agent", value=False,
+                           info="a call that could not reach its agent may be the network's fault")
         refresh = gr.Button("Refresh", elem_id="refresh-leaderboard")
-    includes = gr.Markdown(describe(DEFAULT_KINDS) + ".", elem_id="leaderboard-includes")
+    with gr.Row():
+        includes = gr.Markdown(describe(DEFAULT_KINDS) + ".", elem_id="leaderboard-includes")
+        csv_file = gr.DownloadButton("⬇ CSV", value=None, size="sm", elem_id="download-csv", scale=0)
+        json_file = gr.DownloadButton("⬇ snapshot (JSON)", value=None, size="sm", elem_id="download-json", scale=0)
     table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
                          label=default.ranking_note)
     with gr.Accordion("What the columns mean", open=False):
         meanings = gr.Markdown(columns_markdown(default))
+    with gr.Accordion("Methodology: sources, intervals, the rating and how to cite", open=False,
+                      elem_id="methodology"):
+        gr.Markdown(methodology_text())
     with gr.Row():
         label = default.history_label
         history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", label]), x="game",
@@ -113,22 +151,28 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
 
-    def load(game_id: str, minimum: float, chosen: list[str]):
+    def load(game_id: str, minimum: float, chosen: list[str], voided: bool):
         spec = get_game(game_id)
         kinds = frozenset(chosen or [])
-        rows = api.leaderboard(game_id, int(minimum), sources=sorted(kinds)) if kinds else []  # once per click
-        note = describe(kinds) + f": {len(rows)} agents."
+        # one computation per click: the table, the plots and both downloads come from it
+        doc = snapshot(api.store, game_id, sources=kinds, min_matches=int(minimum), void_infra=voided)
+        rows = doc["rows"] if kinds else []
+        note = describe(kinds) + ("; matches with an unreachable agent voided" if voided else "")
+        note += f": {len(rows)} agents over {doc['matches'] if kinds else 0} matches."
+        csv_path, json_path = download_files(doc)
         if not rows and DEMO not in kinds:
             note += " No matches from these sources yet: tick *demo* to see the arena's warm-up matches."
-        return (note,
+        return (note, csv_path, json_path,
                 gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
                 history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec))
 
-    outputs = [includes, table, meanings, history, roles, study]
-    refresh.click(load, [game, min_games, sources], outputs, api_visibility="private")
-    game.change(load, [game, min_games, sources], outputs, api_visibility="private")
-    min_games.release(load, [game, min_games, sources], outputs, api_visibility="private")
-    sources.change(load, [game, min_games, sources], outputs, api_visibility="private")
+    outputs = [includes, csv_file, json_file, table, meanings, history, roles, study]
+    inputs = [game, min_games, sources, void]
+    refresh.click(load, inputs, outputs, api_visibility="private")
+    game.change(load, inputs, outputs, api_visibility="private")
+    min_games.release(load, inputs, outputs, api_visibility="private")
+    sources.change(load, inputs, outputs, api_visibility="private")
+    void.change(load, inputs, outputs, api_visibility="private")
 
     async def study_now(game_id: str, n: float):
         spec = get_game(game_id)
@@ -140,4 +184,4 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
         return study_frame(api, spec)
 
     run_study.click(study_now, [game, study_games], [study], api_visibility="private", concurrency_limit=1)
-    return {"load": load, "inputs": [game, min_games, sources], "outputs": outputs}
+    return {"load": load, "inputs": inputs, "outputs": outputs}

@@ -76,8 +76,9 @@ SPEC = register(GameSpec(
     records=records,
     row=row,
     metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by rating: OpenSkill μ with its 95% interval, good against evil (each side's own "
-                 "strength learned apart). Per-side columns count seats. Click a column header to sort.",
+    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), good against "
+                 "evil (each side's own strength learned apart). Per-side columns count seats. Click a column "
+                 "header to sort.",
     view=VIEW,
     history=history,
     history_label="win_rate",

@@ -104,7 +104,8 @@ SPEC = register(GameSpec(
     records=records,
     row=row,
     metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by rating: OpenSkill μ with its 95% interval, the innocents against the murderer (each "
+    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), the innocents "
+                 "against the murderer (each "
                  "faction's own strength learned apart). Per-faction columns count seats; a draw is won by nobody. "
                  "Click a column header to sort.",
     view=VIEW,

@@ -52,11 +52,13 @@ def parse_pair(text: str) -> dict[str, str]:
     return {"civilian": civilian, "spy": spy}
 
 METRIC_COLUMNS = (
-    MetricColumn("ranking_score", "ranking score", "100 + sum of its game scores − seats played (WiS's ranking)"),
+    MetricColumn("ranking_score", "ranking score", "WiS's ranking: 100 + sum of its game scores − seats played. Each "
+                 "seat adds its score − 1 and a seat scores 2 on average (12 points over 6 seats), so it grows "
+                 "with the number of seats played: compare agents by the per-seat average beside it"),
+    MetricColumn("avg_score", "avg score", "mean game score per seat (every game's scores sum to 12)"),
     MetricColumn("win_rate", "win %", "seats won, any role", percent=True),
     MetricColumn("win_rate_spy", "win % spy", "seats won as the spy", percent=True),
     MetricColumn("win_rate_civilian", "win % civilian", "seats won as a civilian", percent=True),
-    MetricColumn("avg_score", "avg score", "mean game score per seat (every game's scores sum to 12)"),
     MetricColumn("avg_score_spy", "avg score spy", "mean game score as the spy"),
     MetricColumn("avg_score_civilian", "avg score civilian", "mean game score as a civilian"),
     MetricColumn("vote_accuracy", "vote accuracy", "civilian votes that named the spy ÷ civilian votes cast"),
@@ -79,10 +81,10 @@ SPEC = register(GameSpec(
     records=records,
     row=row,
     metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by WiS's ranking score = 100 + sum of game scores − seats played. Rating: OpenSkill μ "
-                 "with its 95% interval, spy against civilians. Click a column header to sort.",
+    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval, spy against "
+                 "civilians). WiS's ranking score is kept, with the per-seat average beside it. Click a column "
+                 "header to sort.",
     view=VIEW,
-    sort_by="ranking_score",
     history=history,
     history_label="ranking_score",
     rules_doc=DOCS / "rules-spy.md",
