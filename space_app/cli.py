@@ -13,7 +13,7 @@ from typing import Any
 from .games import GAMES, get_game
 from .safe_text import terminal_text
 from .store import Store
-from .tables import render
+from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
 
@@ -209,8 +209,27 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         rows = arena.run_in_own_loop(study.run(arena, base=args.base, games=args.games, seed=args.seed,
                                                settings=_settings(args) or None, concurrency=args.concurrency))
         say(f"\n{study.title} (base agent {args.base}, {args.games} games per condition)")
-        say(render(rows, study.columns))
+        say("\n".join(study_report(study, rows, seed=args.seed)))
     return 0
+
+
+def study_report(study: Any, rows: list[dict[str, Any]], seed: int) -> list[str]:
+    """A study as it should be reported: what it does, each condition in words with its tag,
+    seeds and match ids, then the table with every figure's 95% interval and sample size."""
+    out = [f"What it does: {study.describe}.",
+           f"Seed {seed}: every condition plays the same deals (seeds); the rows differ only by their condition."]
+    for r in rows:
+        seeds = r.get("seeds") or []
+        shown = ", ".join(map(str, seeds[:8])) + (f", … ({len(seeds)} in all)" if len(seeds) > 8 else "")
+        ids = r.get("match_ids") or []
+        out.append(f"- {r['condition']}: {r.get('what', '')}")
+        out.append(f"    tag {r.get('tag', '')}; seeds {shown or '-'}")
+        out.append(f"    matches: {' '.join(ids)}" if ids else "    matches: none")
+    out.append("")
+    out.append(render([{c: figure(r, c) for c in study.columns} for r in rows], study.columns))
+    out.append("Figures: value [95% interval] n=…; Wilson for rates, a seeded bootstrap over seats for mean "
+               "scores. Every match: python -m space_app export --tag TAG.")
+    return out
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject
 from .stats import Mean, Rate
 from .store import Store
+from .tables import figure
 
 
 def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
@@ -40,20 +41,9 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
 def cell(column: MetricColumn, row: dict[str, Any]) -> str:
     """One leaderboard cell as shown (UI and CLI alike): a figure with an interval reads
     '61.0 [55.2, 66.4] n=200' (percent columns ×100); '-' when there is nothing to show."""
-    value = row.get(column.key)
-    if value is None:
-        return "-"
-    if column.text or not isinstance(value, (int, float)):
-        return str(value)
-    scale = 100.0 if column.percent else 1.0
-    digits = 1 if column.percent else 3
-    text = f"{value * scale:.{digits}f}" if isinstance(value, float) else str(value)
-    if f"{column.key}_n" in row:
-        low, high, n = row.get(f"{column.key}_low"), row.get(f"{column.key}_high"), row[f"{column.key}_n"]
-        if low is not None and high is not None:
-            text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
-        text += f" n={n:g}"
-    return text
+    if column.text and row.get(column.key) is not None:
+        return str(row[column.key])
+    return figure(row, column.key, 100.0 if column.percent else 1.0, 1 if column.percent else 3)
 
 
 def _interval(skill: Skill | None) -> dict[str, float | None]:

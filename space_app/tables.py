@@ -14,6 +14,23 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+def figure(row: dict[str, Any], key: str, scale: float = 1.0, digits: int = 3) -> str:
+    """A figure as shown everywhere: 'value [low, high] n=…' when the row holds its interval
+    (key_low, key_high) and sample size (key_n); '-' when there is no value."""
+    value = row.get(key)
+    if value is None:
+        return "-"
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    text = f"{value * scale:.{digits}f}" if isinstance(value, float) else str(value)
+    if f"{key}_n" in row:
+        low, high, n = row.get(f"{key}_low"), row.get(f"{key}_high"), row[f"{key}_n"]
+        if low is not None and high is not None:
+            text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+        text += f" n={n:g}"
+    return text
+
+
 def render(rows: Sequence[dict[str, Any]], columns: Sequence[str],
            headers: Sequence[str] | None = None) -> str:
     headers = list(headers or columns)

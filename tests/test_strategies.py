@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
@@ -13,11 +14,14 @@ from sdk import LLMAgent, Observation
 from sdk.callers.scripted import scripted_caller
 from space_app.agents.catalogue import AgentCatalogue
 from space_app.cli import main as cli_main
+from space_app.games import get_game
 from space_app.games.spy.metrics import study_row
 from space_app.games.spy.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
 from space_app.games.spy.studies import ATTACK_CONDITIONS, REASONING_CONDITIONS
+from space_app.safe_text import markdown_text
 from space_app.service import Arena
 from space_app.store import Store
+from space_app.ui.leaderboard import study_markdown
 
 GAMES = 12
 
@@ -143,8 +147,20 @@ def test_experiment_tables_come_from_stored_games(tmp_path, capsys):
         lines = part.splitlines()
         header = next(line for line in lines if line.startswith("condition")).split()[1:]
         printed = next(line for line in lines if line.startswith(condition + "  "))
-        cells = dict(zip(header, printed[len(condition):].split(), strict=True))
+        cells = dict(zip(header, re.split(r"\s{2,}", printed[len(condition):].strip()), strict=True))
         assert cells["games"] == "4"
         for column in header[1:]:  # every printed figure, recomputed from the stored events
-            assert float(cells[column]) == pytest.approx(row[column], abs=5e-4), (tag, column)
+            value, n = re.fullmatch(r"(\S+) \[\S+, \S+\] n=(\d+)", cells[column]).group(1, 2) \
+                if "[" in cells[column] else (cells[column], None)
+            assert float(value) == pytest.approx(row[column], abs=5e-4), (tag, column)
+            assert n is None or int(n) == row[f"{column}_n"]
+        # the study says what each condition did, with its tag, seeds and match ids
+        assert f"tag {tag};" in part
+        assert all(m in part for m in row["match_ids"]) and len(row["seeds"]) == 4
+    # the Leaderboard tab's report of the newest attack run: the same conditions, tags and matches
+    report = study_markdown(SimpleNamespace(store=store), get_game("spy"))
+    for tag in (t for t in tags if t.startswith("study:attack:")):
+        assert markdown_text(tag) in report
+        assert all(f"(?match={m})" in report for m in study_row(store.iter_matches("spy", tag=tag))["match_ids"])
+    assert "baseline" in report and "n=" in report and "Wilson" in report
     store.close()

@@ -62,6 +62,9 @@ class Study:
     run: Callable[..., Awaitable[list[dict[str, Any]]]]  # run(arena, base=..., games=..., seed=..., ...)
     chart: Callable[[Any], Any] | None = None  # store -> DataFrame(bar, condition, value) of the newest run
     chart_order: tuple[str, ...] = ()  # the bars in the order they are drawn
+    # store -> rows of the newest run, each with condition, what (the condition in words), tag,
+    # seeds, match_ids and the columns' figures with their _low/_high/_n (for the UI's report)
+    newest: Callable[[Any], list[dict[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)

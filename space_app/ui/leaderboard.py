@@ -18,6 +18,7 @@ from ..leaderboard import cell, columns
 from ..safe_text import markdown_text
 from ..sources import DEFAULT_KINDS, DEMO, KINDS, describe, kind_of
 from ..standings import from_row
+from ..tables import figure
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
@@ -110,6 +111,37 @@ def download_files(doc: dict[str, Any]) -> tuple[str, str]:
     return str(csv_path), str(json_path)
 
 
+SHOWN_IDS = 12  # match links per condition in the study report (all of them: export --tag)
+
+
+def study_markdown(api: ArenaAPI, spec: GameSpec) -> str:
+    """The charted study's newest run as it should be reported: each condition in words, its
+    tag, seeds and match links, and its figures with their intervals and sample sizes."""
+    found = charted_study(spec)
+    if found is None or found[1].newest is None:
+        return ""
+    study = found[1]
+    rows = study.newest(api.store)
+    if not rows:
+        return f"**{markdown_text(study.title)}**: not run yet."
+    lines = [f"**{markdown_text(study.title)}, newest run**: {markdown_text(study.describe)}. Every condition "
+             "plays the same deals (seeds).", ""]
+    for r in rows:
+        ids = r.get("match_ids") or []
+        links = ", ".join(f"[{i}](?match={i})" for i in ids[:SHOWN_IDS]) + (f" … ({len(ids)})" if len(ids) > SHOWN_IDS
+                                                                           else "")
+        seeds = r.get("seeds") or []
+        lines.append(f"- **{markdown_text(r['condition'])}**: {markdown_text(r.get('what', ''))}. Tag "
+                     f"{markdown_text(r['tag'])}; seeds {', '.join(map(str, seeds[:6]))}"
+                     f"{' …' if len(seeds) > 6 else ''}; matches {links or 'none'}")
+    columns_shown = list(study.columns)
+    lines += ["", "| " + " | ".join(columns_shown) + " |", "|" + "---|" * len(columns_shown)]
+    lines += ["| " + " | ".join(markdown_text(figure(r, c)) for c in columns_shown) + " |" for r in rows]
+    lines.append("\nFigures: value [95% interval] n=…: Wilson for rates, a seeded bootstrap over seats for "
+                 "mean scores.")
+    return "\n".join(lines)
+
+
 def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     with gr.Row():
@@ -150,6 +182,7 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
                         if charted and default.demo_agents else "")
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
+    study_report = gr.Markdown("", elem_id="study-report", visible=charted is not None)
 
     def load(game_id: str, minimum: float, chosen: list[str], voided: bool):
         spec = get_game(game_id)
@@ -164,9 +197,10 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
             note += " No matches from these sources yet: tick *demo* to see the arena's warm-up matches."
         return (note, csv_path, json_path,
                 gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
-                history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec))
+                history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec),
+                study_markdown(api, spec))
 
-    outputs = [includes, csv_file, json_file, table, meanings, history, roles, study]
+    outputs = [includes, csv_file, json_file, table, meanings, history, roles, study, study_report]
     inputs = [game, min_games, sources, void]
     refresh.click(load, inputs, outputs, api_visibility="private")
     game.change(load, inputs, outputs, api_visibility="private")
@@ -178,10 +212,11 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
         spec = get_game(game_id)
         found = charted_study(spec)
         if found is None or not spec.demo_agents:
-            return study_frame(api, spec)
+            return study_frame(api, spec), study_markdown(api, spec)
         with api.admit("study"):
             await found[1].run(api.arena, base=spec.demo_agents[0], games=int(n), seed=7)
-        return study_frame(api, spec)
+        return study_frame(api, spec), study_markdown(api, spec)
 
-    run_study.click(study_now, [game, study_games], [study], api_visibility="private", concurrency_limit=1)
+    run_study.click(study_now, [game, study_games], [study, study_report], api_visibility="private",
+                    concurrency_limit=1)
     return {"load": load, "inputs": inputs, "outputs": outputs}

@@ -23,6 +23,8 @@ from .studies import (
     REASONING_CONDITIONS,
     attack_chart,
     attack_defence,
+    newest_attack,
+    newest_reasoning,
     reasoning,
 )
 from .view import VIEW
@@ -103,12 +105,13 @@ SPEC = register(GameSpec(
                         "is confirmed innocent); conditions: " + ", ".join(ATTACK_CONDITIONS),
                         ("condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
                          "avg_score_civilian", "avg_score_spy", "civilian_win_rate"),
-                        attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS),
+                        attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS,
+                        newest=newest_attack),
         "reasoning": Study("Reasoning study",
                            "civilians without and with an explicit analysis before voting; conditions: "
                            + ", ".join(REASONING_CONDITIONS),
                            ("condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"),
-                           reasoning),
+                           reasoning, newest=newest_reasoning),
     },
     demo_agents=("house:heuristic", "house:random"),
     setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},

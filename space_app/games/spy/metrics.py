@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...stats import Rate, bootstrap_mean
 from ..records import SCORE, AgentTotals, SeatRecord
 from .rules import CIVILIAN, SPY, score
 
@@ -124,10 +125,6 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _rate(values: list[bool]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def row(totals: AgentTotals) -> dict[str, Any]:
     """One agent's leaderboard columns from its summed records."""
     every, spy, civ = totals.every, totals.role(SPY), totals.role(CIVILIAN)
@@ -161,20 +158,28 @@ def history(agent: str, played: Iterable[SeatRecord]) -> list[dict[str, Any]]:
 
 
 def study_row(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Table row of one study condition: civilians' vote accuracy, foul rate of all
-    seats, average score (civilians and spy) and the civilians' win rate."""
-    games = [rescore(m) for m in matches]
+    """Table row of one study condition: civilians' vote accuracy, foul rate of all seats,
+    average score (civilians and spy) and the civilians' win rate, each with its 95% interval
+    and sample size (Wilson for rates, a seeded bootstrap over seats for mean scores), and the
+    seeds and match ids behind it."""
+    played = list(matches)
+    games = [rescore(m) for m in played]
     civ = [r for g in games for r in g.seats if r.role == CIVILIAN]
     spy = [r for g in games for r in g.seats if r.role == SPY]
     every = civ + spy
-    cast = sum(r.votes_cast for r in civ)
-    turns = sum(r.turns for r in every)
     return {
         "games": len(games),
-        "vote_accuracy": (sum(r.votes_for_spy for r in civ) / cast) if cast else None,
-        "foul_rate": (sum(r.fouls for r in every) / turns) if turns else None,
-        "civilian_foul_rate": (sum(r.fouls for r in civ) / max(1, sum(r.turns for r in civ))),
-        "avg_score_civilian": _mean([r.score for r in civ]),
-        "avg_score_spy": _mean([r.score for r in spy]),
-        "civilian_win_rate": _rate([g.winner == CIVILIAN for g in games]),
+        **Rate(sum(r.votes_for_spy for r in civ), sum(r.votes_cast for r in civ)).to_dict("vote_accuracy"),
+        **Rate(sum(r.fouls for r in every), sum(r.turns for r in every)).to_dict("foul_rate"),
+        **Rate(sum(r.fouls for r in civ), sum(r.turns for r in civ)).to_dict("civilian_foul_rate"),
+        **_bootstrapped("avg_score_civilian", [r.score for r in civ]),
+        **_bootstrapped("avg_score_spy", [r.score for r in spy]),
+        **Rate(sum(g.winner == CIVILIAN for g in games), len(games)).to_dict("civilian_win_rate"),
+        "seeds": sorted({m["seed"] for m in played}),
+        "match_ids": [m["id"] for m in played],
     }
+
+
+def _bootstrapped(key: str, values: list[float]) -> dict[str, Any]:
+    low, high = bootstrap_mean(values) or (None, None)
+    return {key: _mean(values), f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(values)}

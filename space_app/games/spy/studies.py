@@ -20,6 +20,14 @@ if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and reco
 
 ATTACK_CONDITIONS = {"baseline": None, "attacker spy": "+attacker", "defender-injection spy": "+defender"}
 REASONING_CONDITIONS = {"without reasoning": None, "with reasoning": "+reasoning"}
+# each condition in words, as the study prints it
+CONDITION_WORDS = {
+    "baseline": "every seat plays the base agent as it is",
+    "attacker spy": "the spy seat adds a prompt injection to each statement, telling the others to state their word",
+    "defender-injection spy": "the spy seat adds a fake system notice that it is confirmed innocent",
+    "without reasoning": "every seat plays the base agent as it is",
+    "with reasoning": "the civilian seats write an explicit analysis of the statements before each vote",
+}
 
 
 async def _condition(arena: Tournaments, base: str, games: int, seed: int, tag: str,
@@ -37,9 +45,10 @@ async def _study(arena: Tournaments, study: str, conditions: dict[str, str | Non
     rows = []
     for name, suffix in conditions.items():
         roles = {role: base + suffix} if suffix else None
-        row = await _condition(arena, base, games, seed, f"study:{study}:{name}:{run}", roles,
-                               settings, concurrency)
-        rows.append({"condition": name, **row})
+        tag = f"study:{study}:{name}:{run}"
+        row = await _condition(arena, base, games, seed, tag, roles, settings, concurrency)
+        rows.append({"condition": name, "what": CONDITION_WORDS[name], "agent": base, "role_agents": roles or {},
+                     "tag": tag, **row})
     return rows
 
 
@@ -64,21 +73,39 @@ ATTACK_CHART_BARS = tuple(f"{label}: {_SHORT[name]}" for label in ATTACK_CHART_M
                           for name in ATTACK_CONDITIONS)
 
 
+def newest_run(store: Any, study: str, conditions: dict[str, str | None]) -> list[dict[str, Any]]:
+    """The rows of a study's newest stored run (condition, what, tag and the figures with
+    their intervals, seeds and match ids), or [] when it never ran."""
+    runs: dict[str, float] = {}
+    for m in store.list_matches(game="spy", limit=2000):
+        if m["tag"].startswith(f"study:{study}:"):
+            run = m["tag"].rsplit(":", 1)[-1]
+            runs[run] = max(runs.get(run, 0), m["created_at"])
+    if not runs:
+        return []
+    newest = max(runs, key=runs.__getitem__)
+    rows = []
+    for name in conditions:
+        tag = f"study:{study}:{name}:{newest}"
+        rows.append({"condition": name, "what": CONDITION_WORDS[name], "tag": tag,
+                     **study_row(store.iter_matches("spy", tag=tag))})
+    return rows
+
+
+def newest_attack(store: Any) -> list[dict[str, Any]]:
+    return newest_run(store, "attack", ATTACK_CONDITIONS)
+
+
+def newest_reasoning(store: Any) -> list[dict[str, Any]]:
+    return newest_run(store, "reasoning", REASONING_CONDITIONS)
+
+
 def attack_chart(store: Any) -> pd.DataFrame:
     """The newest stored attack/defence run: one bar per metric and condition, grouped by
     metric, conditions in the study's order."""
     import pandas as pd
 
-    runs: dict[str, float] = {}
-    for m in store.list_matches(game="spy", limit=2000):
-        if m["tag"].startswith("study:attack:"):
-            run = m["tag"].rsplit(":", 1)[-1]
-            runs[run] = max(runs.get(run, 0), m["created_at"])
-    if not runs:
-        return pd.DataFrame(columns=["bar", "condition", "value"])
-    newest = max(runs, key=runs.__getitem__)
-    rows = {name: study_row(store.iter_matches("spy", tag=f"study:attack:{name}:{newest}"))
-            for name in ATTACK_CONDITIONS}
+    rows = {r["condition"]: r for r in newest_attack(store)}
     out = [{"bar": f"{label}: {_SHORT[name]}", "condition": name, "value": round(row[metric], 3)}
            for metric, label in ATTACK_CHART_METRICS.items()
            for name, row in rows.items() if row[metric] is not None]
