@@ -53,10 +53,13 @@ class LLMAgent(Agent):
         verb_templates: dict[str, str] | None = None,
         max_history: int = 60,
         description: str = "",
+        games: tuple[str, ...] | None = None,
     ) -> None:
         super().__init__(name)
         self.llm_caller = llm_caller
         self.system_prompts = {**SYSTEM_PROMPTS, **(system_prompts or {})}
+        if games is not None:  # what `info` declares; the arena seats an agent only there
+            self.games = tuple(games)
         self.verb_templates = {**VERB_TEMPLATES, **(verb_templates or {})}
         self.max_history = max_history
         self.description = description

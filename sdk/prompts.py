@@ -50,7 +50,7 @@ VERB_TEMPLATES: dict[str, str] = {
     ),
     "answer": (
         "You are {you}. {private}\n\nWhat happened so far:\n{history}\n\n{instruction}\n"
-        "{options_line}Answer concisely."
+        "{options_line}{answer_hint}"
     ),
 }
 
@@ -77,6 +77,9 @@ def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
         "pick": str(obs.pick),
         "pick_hint": pick_hint,
         "abstain": " You may also answer 'abstain'." if obs.allow_abstain else "",
+        # a question with options is read like a vote: the final-answer line is the surest
+        "answer_hint": (f"Answer concisely, ending with a last line of the form 'Final answer: <{pick_hint}>'."
+                        if obs.options else "Answer concisely."),
         "max_chars": str(obs.limits.max_chars),
         "round": "" if obs.round is None else str(obs.round),
         "language": "Chinese" if obs.language == "zh" else "English",

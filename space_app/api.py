@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from sdk import AgentError
+from sdk import AgentError, Observation
 from sdk.remote import resolve_src
 
 from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agents, house_games, is_ad_hoc
@@ -27,9 +27,10 @@ from .compare import MEASURES
 from .compare import compare as duplicate
 from .config import ArenaConfig
 from .games import GAMES, get_game
+from .games.base import Request
 from .leaderboard import board
 from .registry import RegistrationError, register_agent
-from .runner import new_match_id
+from .runner import call_agent, new_match_id
 from .service import Arena, LiveCallback, MatchPlan
 from .sources import VISITOR, kind_of, parse_kinds
 from .standings import catch_up
@@ -169,6 +170,12 @@ class ArenaAPI:
                       for a in self.store.list_agents()]
         return house + registered
 
+    def agent_ids(self, agent: str) -> list[str]:
+        """The ids `agent` may mean: itself, and every listed agent with that name (any case),
+        so a filter takes the name a replay shows as well as the id."""
+        named = [a["id"] for a in self.list_agents() if str(a["name"]).lower() == agent.lower()]
+        return list(dict.fromkeys([agent, *named]))
+
     def seat_choices(self, game: str | None = None) -> list[str]:
         """Agent ids that can take a seat (in `game`: only agents that declare it)."""
         return [a["id"] for a in self.list_agents() if game is None or game in (a.get("games") or [])]
@@ -298,7 +305,9 @@ class ArenaAPI:
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
                      limit: int = 50) -> list[dict[str, Any]]:
         since = time.time() - since_days * 86400 if since_days and since_days > 0 else None
-        rows = self.store.list_matches(game=game or None, agent_id=agent or None, status=status or None,
+        agent = agent.strip()
+        rows = self.store.list_matches(game=game or None, agent_ids=self.agent_ids(agent) if agent else (),
+                                       agent_name=agent or None, status=status or None,
                                        since=since, limit=max(1, min(int(limit), MAX_LIST)))
         out = []
         for m in rows:
@@ -308,6 +317,31 @@ class ArenaAPI:
                         "created_at": m["created_at"], "winner": result.get("winner"),
                         "seats": [f"{s['seat']}={s['agent_name']}" for s in m["seats"]]})
         return out
+
+    async def try_agent(self, agent: str, observation: dict[str, Any] | str, visitor: str = "api",
+                        signed_in: bool = True) -> dict[str, Any]:
+        """Send one observation to an agent the way a match does (same time limit, bounds and
+        parsing) and return its raw reply beside what the arena reads from it. Nothing is stored."""
+        try:
+            obs = (Observation.model_validate_json(observation) if isinstance(observation, str)
+                   else Observation.model_validate(observation))
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
+            raise ApiError(f"invalid observation: {problems}") from exc
+        spec = str(agent or "").strip()
+        if not spec:
+            raise ApiError("choose an agent")
+        if is_ad_hoc(spec):
+            self._check_ad_hoc(spec, signed_in)
+        with self.admit(visitor):
+            try:
+                seated = self.arena.catalogue.resolve(spec)
+            except UnknownAgent as exc:
+                raise ApiError(str(exc)) from exc
+            outcome, record = await call_agent(seated, Request(obs.you, obs))
+        data = record.data
+        return {"agent": spec, "verb": obs.verb, "status": data["status"], "detail": data["detail"],
+                "reply": data["reply"], "read_as": outcome.text, "latency_ms": data["latency_ms"]}
 
     # -- question suites ---------------------------------------------------------------
     async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -383,7 +383,10 @@ class Store:
 
     def list_matches(self, *, game: str | None = None, agent_id: str | None = None,
                      status: str | None = None, tag: str | None = None, since: float | None = None,
-                     limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+                     limit: int = 100, offset: int = 0, agent_ids: Sequence[str] = (),
+                     agent_name: str | None = None) -> list[dict[str, Any]]:
+        """Newest first. `agent_id`: matches that seat it; `agent_ids`/`agent_name`: matches that
+        seat any of those ids or an agent shown under that name (any case)."""
         query = select(matches)
         if game:
             query = query.where(matches.c.game == game)
@@ -395,6 +398,11 @@ class Store:
             query = query.where(matches.c.created_at >= since)
         if agent_id:
             query = query.where(matches.c.id.in_(select(seats.c.match_id).where(seats.c.agent_id == agent_id)))
+        if agent_ids or agent_name:
+            who = [seats.c.agent_id.in_(list(agent_ids))] if agent_ids else []
+            if agent_name:
+                who.append(func.lower(seats.c.agent_name) == agent_name.lower())
+            query = query.where(matches.c.id.in_(select(seats.c.match_id).where(or_(*who))))
         query = query.order_by(matches.c.created_at.desc()).limit(limit).offset(offset)
         with self.engine.connect() as conn:
             rows = conn.execute(query).mappings().all()

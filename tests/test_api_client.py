@@ -3,6 +3,7 @@ running in-process, with real SDK agents served on loopback."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -364,7 +365,6 @@ def test_a_match_request_can_bring_its_own_word_pairs(tmp_path):
 def test_the_readme_api_example_runs_as_written(arena, launch, capsys):
     """The README's gradio_client example, read from the README, with only its two
     addresses pointed at this test's arena and agent."""
-    import re
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
@@ -374,7 +374,8 @@ def test_the_readme_api_example_runs_as_written(arena, launch, capsys):
 
     url = arena()
     agent_url = launch(serve(Steady("my-agent")))
-    code = code.replace("http://127.0.0.1:7861/", agent_url).replace("http://127.0.0.1:7860/", url)
+    live = {"http://127.0.0.1:7861/": agent_url, "http://127.0.0.1:7860/": url}  # one pass: ports may swap
+    code = re.sub("|".join(map(re.escape, live)), lambda m: live[m.group(0)], code)
     scope: dict[str, Any] = {}
     exec(compile(code, "README.md (API example)", "exec"), scope)
 

@@ -339,3 +339,11 @@ def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page
     other = (scripts[second]["data"].get("document") or {}).get("text", "")[:60]
     expect(transcript).to_contain_text(own)
     assert other and other not in transcript.inner_text()
+
+
+def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_url):
+    from playwright.sync_api import expect
+
+    page.goto(arena_url)
+    assert page.locator("#page-header a", has_text="API").get_attribute("href") == "?view=api"
+    expect(page.get_by_role("button", name="Use via API")).to_be_visible()  # the footer is not hidden

@@ -25,7 +25,9 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
     with gr.Blocks(title="Deduction Arena") as demo:
         gr.Markdown("# 🕵️ Deduction Arena\nLLM agents play social-deduction games. Start a demo "
                     "match, take a seat yourself, replay any recorded match step by step, and compare "
-                    "agents on the leaderboard. No key needed: the house agents run here.")
+                    "agents on the leaderboard. No key needed: the house agents run here. "
+                    "[API: every endpoint, with examples](?view=api) · how to build an agent: the "
+                    "**About** tab.", elem_id="page-header")
         seat_dropdowns: list[gr.Dropdown] = []
         with gr.Tabs(selected="play") as tabs:
             with gr.Tab("Play", id="play") as play_tab:
@@ -45,15 +47,21 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
-        agents_tab.select(agents["refresh"], None, agents["listing"], api_visibility="private")
+        agents_tab.select(agents["refresh"], None, agents["outputs"], api_visibility="private")
         suites_tab.select(suites["load"], suites["inputs"], suites["outputs"], api_visibility="private")
 
         def on_load(request: gr.Request):
-            match_id = (request.query_params.get("match") or "").strip() if request else ""
-            if not match_id:
-                return (gr.Tabs(), gr.update(), *[gr.update() for _ in watch["open_outputs"]])
-            return (gr.Tabs(selected="watch"), match_id[:40], *watch["open"](match_id[:40]))
+            params = request.query_params if request else {}
+            match_id = (params.get("match") or "").strip()
+            agent = (params.get("agent") or "").strip()[:200]
+            unchanged = [gr.update() for _ in watch["open_outputs"]]
+            if match_id:
+                return (gr.Tabs(selected="watch"), match_id[:40], *watch["open"](match_id[:40]),
+                        gr.update(), gr.update())
+            if agent:  # ?agent=<name or id>: that agent's matches (the Agents tab links here)
+                return (gr.Tabs(selected="watch"), gr.update(), *unchanged, *watch["agent_matches"](agent))
+            return (gr.Tabs(), gr.update(), *unchanged, gr.update(), gr.update())
 
-        demo.load(on_load, None, [tabs, watch["match_id"], *watch["open_outputs"]],
-                  api_visibility="private")
+        demo.load(on_load, None, [tabs, watch["match_id"], *watch["open_outputs"], watch["agent_filter"],
+                                  watch["table"]], api_visibility="private")
     return demo

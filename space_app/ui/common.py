@@ -17,8 +17,8 @@ CSS = """
 .da-vote {color: #2c6fbb;}
 .da-vote_result, .da-end {font-weight: 600;}
 .da-secret {color: #8e44ad;}
+.da-reason {color: #c0392b; font-size: 0.9em;}
 .da-prompt {border-left: 4px solid #e67e22; padding-left: 10px;}
-footer {visibility: hidden}
 """
 
 THEME = gr.themes.Soft(primary_hue="orange", secondary_hue="slate")

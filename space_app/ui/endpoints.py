@@ -1,6 +1,6 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
 list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, run_benchmark,
-benchmark_results, compare.
+benchmark_results, compare, try_agent. docs/api.md has a runnable example of each.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def register_endpoints(api: ArenaAPI) -> None:
                        kind: str = "remote", owner: str = "",
                        request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Register an agent by Space id (owner/name) or http(s) URL; its `info` is checked first.
-        kind: 'remote' (SDK agent) or 'wis' (WiS protocol). Returns {agent_id, name, info}."""
+        kind: 'remote' (SDK agent) or 'wis' (WiS protocol). Returns {agent_id, name, info}.
+        Example: ("http://127.0.0.1:7861/", "my-agent", "", "", "remote", "me")."""
         if on_space:
             user = user_from_request(request)
             if not user:
@@ -119,29 +120,34 @@ def register_endpoints(api: ArenaAPI) -> None:
                                   owner=(str(owner or "") or "local")[:60])
 
     def list_agents() -> list:
-        """Every agent that can take a seat: house agents and registered ones (no secrets)."""
+        """Every agent that can take a seat: house agents and registered ones (no secrets).
+        Example: () -> [{"id": "house:heuristic", "name": ..., "games": ["spy"], ...}, ...]."""
         return api.list_agents()
 
     async def run_match(game: str = "spy", seats: list | None = None, seed: int | None = None,
                         settings: dict | None = None,
                         request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Play one match to its end. seats: agent ids in seat order ('' = random fill).
-        Returns {match_id, status, result, error}; the replay is at ?match=<match_id>."""
+        Returns {match_id, status, result, error}; the replay is at ?match=<match_id>.
+        Example: ("spy", ["house:heuristic", "", "", "", "", ""], 7, {})."""
         visitor, signed = caller(request)
         return await api.run_match({"game": game, "seats": seats or [], "seed": seed,
                                     "settings": settings or {}}, visitor=visitor, signed_in=signed)
 
     def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
-        """Stop a running match you started (same sign-in or address); what was played stays."""
+        """Stop a running match you started (same sign-in or address); what was played stays.
+        Example: ("3f2a9c0d1e4b",)."""
         return api.cancel_match(str(match_id or ""), caller(request)[0])
 
     def get_match(match_id: str, seat: str = "") -> dict:
         """A match with its events and result. With `seat`, only what that seat saw.
-        While a match runs, only its public events are shown, to everyone."""
+        While a match runs, only its public events are shown, to everyone.
+        Example: ("3f2a9c0d1e4b", "") or ("3f2a9c0d1e4b", "P1")."""
         return api.get_match(str(match_id or ""), str(seat or ""))
 
     def list_matches(game: str = "", agent: str = "", status: str = "", limit: int = 50) -> list:
-        """Recorded matches, newest first, filtered by game, agent id and status."""
+        """Recorded matches, newest first, filtered by game, agent (its id or its name) and status
+        (finished, running, aborted, error). Example: ("spy", "house:heuristic", "finished", 20)."""
         return api.list_matches(game=str(game or ""), agent=str(agent or ""), status=str(status or ""),
                                 limit=int(limit or 50))
 
@@ -150,14 +156,16 @@ def register_endpoints(api: ArenaAPI) -> None:
         """One row per agent: matches, rating with its 95% interval, the game's own columns.
         sources: 'default' (visitor, human and tournament matches), 'all', or a comma list of
         demo, visitor, human, tournament, study; tag: only that tag's matches; void_infra: leave
-        out matches in which a call could not reach its agent."""
+        out matches in which a call could not reach its agent.
+        Example: ("spy", 0, "default", "", False) or ("avalon", 5, "visitor,tournament", "", True)."""
         return api.leaderboard(str(game or ""), int(min_games or 0), str(sources or ""), str(tag or "") or None,
                                bool(void_infra))
 
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Run an agent's `answer` over a question suite (a fixed sample of `limit` questions spread over it; 0: all).
-        Returns accuracy with its 95% interval, per question type, and the unparsed rate."""
+        Returns accuracy with its 95% interval, per question type, and the unparsed rate.
+        Example: ("tom-household", "house:guess", 60)."""
         visitor, signed = caller(request)
         return await api.run_benchmark(str(suite or ""), str(agent or ""), int(limit or 0), visitor=visitor,
                                        signed_in=signed)
@@ -168,16 +176,27 @@ def register_endpoints(api: ArenaAPI) -> None:
         """Duplicate mode: each deal played twice, A and B swapped into the same seat against the same
         opponents (comma-separated specs; '' = the game's house agent). Returns the mean paired difference
         A - B (measure 'win' or 'score'), its 95% bootstrap interval, the sign test's p-value, the counts of
-        deals A did better, worse or the same, per seat role, and the tag the matches are stored with."""
+        deals A did better, worse or the same, per seat role, and the tag the matches are stored with.
+        Example: ("house:heuristic", "house:random", "spy", 10, "", 0, 0, "win")."""
         visitor, signed = caller(request)
         return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), int(deals or 0),
                                  opponents=str(opponents or ""), seed=int(seed or 0), players=int(players or 0),
                                  measure=str(measure or "win"), visitor=visitor, signed_in=signed)
 
     def benchmark_results(suite: str = "tom-household") -> list:
-        """Every agent's stored scores on a suite, best first."""
+        """Every agent's stored scores on a suite, best first. Example: ("tom-household",)."""
         return api.benchmark_results(str(suite or ""))
 
+    async def try_agent(agent: str = "house:heuristic", observation: dict | None = None,
+                        request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """Send one observation to an agent as a match would (time limit, bounds, parsing); nothing is
+        stored. Returns {status, detail, reply (raw), read_as (what the game would get), latency_ms}.
+        Example: ("house:heuristic", {"game": "spy", "verb": "vote", "you": "P1", "options": ["P2", "P3"]})."""
+        visitor, signed = caller(request)
+        return await api.try_agent(str(agent or ""), observation or {}, visitor=visitor, signed_in=signed)
+
+    try_agent = refusals(try_agent)
+    gr.api(try_agent, api_name="try_agent", concurrency_limit=None)
     run_benchmark = refusals(run_benchmark)
     compare = refusals(compare)
     gr.api(compare, api_name="compare", concurrency_limit=None)

@@ -19,9 +19,35 @@ def visible(events: list[dict[str, Any]], seat: str | None) -> list[dict[str, An
     """Spectator: every event except raw call records (shown as markers instead).
     A seat: exactly the events that seat was shown."""
     if seat is None:
-        return [e for e in events if e["kind"] != "call"]
+        return with_call_reasons(events)
     return [e for e in events if e["kind"] != "call"
             and (e["visible_to"] is None or seat in e["visible_to"])]
+
+
+def with_call_reasons(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The spectator's events without call records, the reason of a failed call carried to
+    the next event of the same seat (its foul, abstention or invalid action), so the
+    transcript line says why (a seat's own view never shows call records)."""
+    out: list[dict[str, Any]] = []
+    failed: dict[str, str] = {}
+    for e in events:
+        d = e.get("data") or {}
+        if e["kind"] == "call":
+            if d.get("status") not in (None, "ok"):
+                failed[e["actor"]] = f"{d['status']}: {d.get('detail') or ''}".rstrip(": ")[:200]
+            continue
+        reason = failed.pop(e["actor"], None)
+        out.append({**e, "data": {**d, "call_reason": reason}} if reason else e)
+    return out
+
+
+def short_reason(e: dict[str, Any]) -> str:
+    """Why a turn went wrong, when its line does not already say it."""
+    d = e.get("data") or {}
+    reason = d.get("call_reason") or d.get("reason") or d.get("problem") or ""
+    if not isinstance(reason, str) or not reason or reason in (e.get("text") or "") or reason == "abstained":
+        return ""
+    return reason[:200]
 
 
 MARKER_COLUMNS = ["round", "seat", "marker", "verb", "reason", "latency_ms"]
@@ -56,7 +82,9 @@ def _line(e: dict[str, Any], names: dict[str, str]) -> str:
     if e["kind"] in ("private", "setup", "withheld_statement"):
         label = f"(only {who} saw this) " if e["kind"] == "private" else "(spectators only) "
         return f"<div class='{cls} da-secret'>{icon} <i>{label}{text}</i></div>"
-    return f"<div class='{cls}'>{icon} {text}</div>"
+    why = short_reason(e)
+    why = f" <span class='da-reason'>— {html_text(why)}</span>" if why else ""
+    return f"<div class='{cls}'>{icon} {text}{why}</div>"
 
 
 def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None = None,

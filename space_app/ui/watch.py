@@ -78,7 +78,8 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         with gr.Row():
             f_game = gr.Dropdown(choices=[("all", "")] + [(g.title, g.id) for g in GAMES.values()],
                                  value="", label="Game")
-            f_agent = gr.Textbox(label="Agent id", placeholder="e.g. house:heuristic", max_length=200)
+            f_agent = gr.Textbox(label="Agent (name or id)", placeholder="e.g. my-agent or house:heuristic",
+                                 max_length=200, elem_id="watch-agent")
             f_status = gr.Dropdown(choices=["", "finished", "running", "aborted", "error"], value="",
                                    label="Outcome")
             f_days = gr.Number(value=0, label="Last N days (0 = all)", precision=0)
@@ -196,5 +197,8 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
     def refresh_list():
         return matches_frame(api.list_matches(limit=100))
 
+    def agent_matches(agent: str):  # ?agent=<name or id>: the list filtered by that agent
+        return agent, matches_frame(api.list_matches(agent=agent, limit=100))
+
     return {"match_id": match_id, "open": open_match, "open_outputs": open_outputs, "table": table,
-            "refresh": refresh_list}
+            "refresh": refresh_list, "agent_filter": f_agent, "agent_matches": agent_matches}
