@@ -91,6 +91,8 @@ def _stored(store: Any, tag: str, script_id: str, innocents: str, murderer: str)
     for m in store.list_matches(game="mystery", tag=tag, limit=100_000):
         if (m.get("settings") or {}).get("script") != script_id:
             continue
+        if not {s["agent_id"] for s in m["seats"]} <= {innocents, murderer}:  # cheap, before reading events
+            continue
         full = store.get_match(m["id"])
         if full is not None and faction(full) == (innocents, murderer):
             out.append(full)
