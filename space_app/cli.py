@@ -477,7 +477,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def game_command(argv: list[str]) -> tuple[str, list[str]] | None:
+    """(name, the rest) when argv runs a game's own command: its options reach it untouched
+    (argparse's remainder would take them for the arena's own); a global --db becomes ARENA_DB."""
+    commands = {name for spec in GAMES.values() for name in spec.commands}
+    i = 0
+    db = None
+    while i < len(argv) and argv[i].startswith("--db"):
+        if argv[i] == "--db" and i + 1 < len(argv):
+            db, i = argv[i + 1], i + 2
+        elif argv[i].startswith("--db="):
+            db, i = argv[i].split("=", 1)[1], i + 1
+        else:
+            return None
+    if i >= len(argv) or argv[i] not in commands:
+        return None
+    if db is not None:
+        os.environ["ARENA_DB"] = db
+    return argv[i], argv[i + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    direct = game_command(argv)
+    if direct is not None:
+        name, rest = direct
+        run = next(spec.commands[name][1] for spec in GAMES.values() if name in spec.commands)
+        return run(rest)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -6,7 +6,19 @@ from __future__ import annotations
 from . import avalon, mystery, spy  # noqa: F401 - each registers itself
 from .base import Event, Game, Outcome, Request
 from .registry import GAMES, UnknownGame, get_game, register
-from .spec import GameSpec, GameSpecError, HouseAgent, MetricColumn, Panel, QuizSet, ReplayView, Study
+from .spec import (
+    GameSpec,
+    GameSpecError,
+    HouseAgent,
+    MetricColumn,
+    Panel,
+    QuizSet,
+    ReplayView,
+    ResultsPage,
+    ResultsSection,
+    Study,
+)
 
 __all__ = ["GAMES", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Outcome", "Panel",
-           "QuizSet", "ReplayView", "Request", "Study", "UnknownGame", "get_game", "register"]
+           "QuizSet", "ReplayView", "Request", "ResultsPage", "ResultsSection", "Study", "UnknownGame", "get_game",
+           "register"]

@@ -104,6 +104,30 @@ class QuizSet:
 
 
 @dataclass(frozen=True)
+class ResultsSection:
+    """One part of a game's results page: `markdown` or `html` text (links to matches read
+    `?match=<id>`), a `table` (DataFrame) or a `bar` chart (DataFrame with x, y and colour)."""
+
+    title: str
+    kind: str  # "markdown" | "html" | "table" | "bar"
+    value: Any
+    x: str = ""
+    y: str = ""
+    color: str | None = None
+    y_title: str = ""
+    y_lim: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class ResultsPage:
+    """A game's own results page (the Results tab), built from the store when it is opened."""
+
+    title: str
+    note: str  # what it reads and which judge produced what
+    sections: tuple[ResultsSection, ...]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     id: str
     title: str
@@ -155,6 +179,8 @@ class GameSpec:
     # code (the same the game class calls): balanced seating and duplicate comparisons read the
     # deal without building a game; None: `deal_roles` builds one and asks its `seat_roles`
     deal: Callable[[list[str], int, Any], list[str]] | None = None
+    # the game's own results page (store -> ResultsPage), shown on the Results tab; None: none
+    results: Callable[[Any], ResultsPage] | None = None
 
     @property
     def record_roles(self) -> tuple[str, ...]:
@@ -221,10 +247,12 @@ def check_spec(spec: GameSpec) -> None:
     for name in spec.demo_agents:
         if name not in spec.house_agents:
             raise GameSpecError(f"{where}: demo agent {name!r} is not one of its house agents")
+    if spec.results is not None and not callable(spec.results):
+        raise GameSpecError(f"{where}: results must be a function of the store that returns a ResultsPage")
     names = spec.seat_names(spec.default_players)
     if len(names) != spec.default_players or len(set(names)) != len(names):
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
 __all__ = ["GENERIC_COLUMNS", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Panel", "QuizSet",
-           "ReplayView", "Study", "Tournaments", "check_spec"]
+           "ReplayView", "ResultsPage", "ResultsSection", "Study", "Tournaments", "check_spec"]

@@ -1,4 +1,4 @@
-"""The arena Space: Play, Watch, Leaderboard, Suites, Agents, About, plus the API."""
+"""The arena Space: Play, Watch, Leaderboard, Results, Suites, Agents, About, plus the API."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from .common import CSS, THEME
 from .endpoints import register_endpoints
 from .leaderboard import build_leaderboard_tab
 from .play import build_play_tab
+from .results import build_results_tab, games_with_results
 from .suites_tab import build_suites_tab
 from .watch import build_watch_tab
 
@@ -36,6 +37,9 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 watch = build_watch_tab(api)
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
                 board = build_leaderboard_tab(api)
+            if games_with_results():
+                with gr.Tab("Results", id="results") as results_tab:
+                    build_results_tab(api, results_tab)
             with gr.Tab("Suites", id="suites") as suites_tab:
                 suites = build_suites_tab(api)
             with gr.Tab("Agents", id="agents") as agents_tab:

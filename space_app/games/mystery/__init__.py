@@ -27,6 +27,8 @@ from .catalog import (
     get_script,
 )
 from .catalog import seat_names as character_names
+from .coe.command import coe_main, matrix_main
+from .coe.results import results_page
 from .metrics import history, records, row
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
@@ -125,10 +127,16 @@ SPEC = register(GameSpec(
     replay_note=replay_note,
     deal=dealt_roles,
     quizzes=_quizzes(),
+    results=results_page,
     commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
                                    "every problem by file, key and message", validate_main),
               "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
-                                  "script folders, reporting every item dropped or repaired", import_whodunit_main)},
+                                  "script folders, reporting every item dropped or repaired", import_whodunit_main),
+              "coe": ("the Chain of Evaluation: play an agent as the innocents on each script, ask the question "
+                      "sets, print LSU, TIU, MIU, MMR, RP, SPC, ITD and CMD with 95% intervals and the judge",
+                      coe_main),
+              "coe-matrix": ("the win-rate matrix: each agent as the innocents against each as the murderer on "
+                             "every script, draws and error matches apart", matrix_main)},
 ))
 
 __all__ = ["SPEC"]

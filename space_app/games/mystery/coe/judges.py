@@ -1,0 +1,253 @@
+"""The Chain of Evaluation's judges: RP (role-play naturalness, 1-10), SPC (was a key clue
+conveyed, yes/no) and CMD (the final motive and method against the truth, 0-100).
+
+Two judges, and every verdict names the one that produced it:
+
+- `HeuristicJudge` (offline, pure, labelled "heuristic (similarity)"): surface features and
+  content-word overlap (English word stems, Chinese character bigrams: `agents.terms`). It
+  measures wording, not understanding.
+- `LLMJudge(llm_caller)`: any model behind an `llm_caller` (messages -> text) with the prompts
+  below. A reply that cannot be read, or a failing call, falls back to the heuristic judge's
+  value and the verdict records why (`fallback`).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from ..agents import terms
+
+__all__ = ["CMD_PROMPT", "HEURISTIC_LABEL", "RP_PROMPT", "SPC_PROMPT", "HeuristicJudge", "Judge", "LLMJudge",
+           "Seat", "Verdict", "coverage", "read_score", "read_yes_no"]
+
+HEURISTIC_LABEL = "heuristic (similarity)"
+CONVEYED = 0.5  # share of a clue's content words one statement must carry for "conveyed"
+
+
+class Seat(BaseModel):
+    """What the judges read of one seat of one match."""
+
+    character: str
+    introduction: str = ""  # the character's public introduction
+    language: str = "en"
+    said: list[str] = []  # everything it said, in order (introduction, statements, questions, answers, reasoning)
+    silences: int = 0
+    reasoning: str = ""  # its final reasoning statement ("" when silent)
+
+
+class Verdict(BaseModel):
+    """One judged value with the judge that produced it; `fallback` says why an LLM judge's
+    value was replaced by the heuristic one ("" when it was not)."""
+
+    value: float
+    judge: str
+    fallback: str = ""
+
+
+class Judge(Protocol):
+    label: str
+
+    def rp(self, seat: Seat) -> Verdict: ...
+
+    def spc(self, seat: Seat, clues: Sequence[str]) -> list[Verdict]: ...
+
+    def cmd(self, seat: Seat, truth: dict[str, str]) -> Verdict: ...
+
+
+# -- the heuristic judge ---------------------------------------------------------------------------
+_META = re.compile(
+    r"\b(as an ai|language model|assistant|i cannot|i can't help|i'm sorry|as a player|the player|this game|"
+    r"role-?play|my character|option [a-d]\b|answer:|seat \d)|```|<\|?[a-z_]+\|?>|作为(?:一个)?(?:ai|人工智能|助手)|"
+    r"语言模型|玩家|扮演|这个游戏", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|we|us|our)\b|我", re.IGNORECASE)
+
+
+def coverage(clue: str, statement: str) -> float:
+    """Share of the clue's distinct content terms that the statement contains."""
+    wanted = set(terms(clue))
+    return len(wanted & set(terms(statement))) / len(wanted) if wanted else 0.0
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 0.0
+
+
+class HeuristicJudge:
+    """Offline and deterministic; see the module docstring."""
+
+    label = HEURISTIC_LABEL
+
+    def rp_parts(self, seat: Seat) -> dict[str, float]:
+        """Each feature in 0..1 (1 natural): voiced (spoke rather than fell silent), first person,
+        no meta or assistant phrasing, no repetition, varied length, substance (≥ 5 content terms)."""
+        said = [s for s in seat.said if s.strip()]
+        turns = len(said) + seat.silences
+        normal = [" ".join(terms(s)) for s in said]
+        lengths = [len(s) for s in said]
+        variety = min(1.0, statistics.pstdev(lengths) / statistics.mean(lengths)) if len(said) > 1 else 0.0
+        return {"voiced": len(said) / turns if turns else 0.0,
+                "first_person": _share([bool(_FIRST_PERSON.search(s)) for s in said]),
+                "in_character": _share([not _META.search(s) for s in said]),
+                "not_repeated": len(set(normal)) / len(normal) if normal else 0.0,
+                "varied": variety,
+                "substance": _share([len(terms(s)) >= 5 for s in said])}
+
+    def rp(self, seat: Seat) -> Verdict:
+        weights = {"voiced": 0.2, "first_person": 0.2, "in_character": 0.2, "not_repeated": 0.2, "varied": 0.1,
+                   "substance": 0.1}
+        parts = self.rp_parts(seat)
+        return Verdict(value=round(1 + 9 * sum(weights[k] * parts[k] for k in weights), 3), judge=self.label)
+
+    def spc(self, seat: Seat, clues: Sequence[str]) -> list[Verdict]:
+        said = [s for s in seat.said if s.strip()]
+        return [Verdict(value=float(any(coverage(c, s) >= CONVEYED for s in said)), judge=self.label) for c in clues]
+
+    def cmd(self, seat: Seat, truth: dict[str, str]) -> Verdict:
+        """100 × (0.2 [the murderer named] + 0.4 motive words covered + 0.4 method words covered)."""
+        text = seat.reasoning
+        murderer = truth.get("murderer", "")
+        names = [murderer, *murderer.split()] if " " in murderer else [murderer]
+        named = bool(murderer) and any(n.casefold() in text.casefold() for n in names if len(n) > 1)
+        value = 100 * (0.2 * named + 0.4 * coverage(truth.get("motive", ""), text)
+                       + 0.4 * coverage(truth.get("method", ""), text))
+        return Verdict(value=round(value, 2), judge=self.label)
+
+
+# -- the LLM judge ---------------------------------------------------------------------------------
+RP_PROMPT = """You are judging role-play in a murder-mystery party game.
+
+The character: {character}
+How the game introduced them: {introduction}
+
+Everything this character said during the game, in order:
+{dialogue}
+
+How naturally did the player stay in this character? A natural player speaks as the character in the
+first person, with a voice and concerns that fit who they are, reacts to what others said, and never
+talks like an AI assistant or about the game itself. Silence, repetition and generic filler make it
+less natural.
+Rate it from 1 (not a character at all) to 10 (fully convincing).
+Reply with one line: Score: <1-10>"""
+
+SPC_PROMPT = """You are checking what a player revealed in a murder-mystery party game.
+
+The character: {character}
+Key clues this character's private script holds:
+{clues}
+
+Everything the character said during the game, in order:
+{dialogue}
+
+For each numbered clue, did the character convey it, that is, state its content or something with the
+same meaning (wording may differ)?
+Reply with one line per clue, exactly like:
+1: yes
+2: no"""
+
+CMD_PROMPT = """You are grading a player's solution in a murder-mystery party game.
+
+The true solution:
+Murderer: {murderer}
+Motive: {motive}
+Method: {method}
+
+The player's final statement of whom they suspect, the motive and the method:
+{statement}
+
+How well does the statement match the true solution? Count the right murderer, the right motive and
+the right method (how, where, when, with what). A statement naming the wrong person with an invented
+story scores near 0; one with the murderer, the motive and the method all right scores near 100.
+Reply with one line: Score: <0-100>"""
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def read_score(reply: str, low: float, high: float) -> float | None:
+    """A score in [low, high] from a judge's reply: 'Score: 7', '**Score** = 7/10', '7 out of 10',
+    or the reply's only number; None when none is found or it is out of range."""
+    text = str(reply)
+    found: list[str] = []
+    patterns = (rf"score\W{{0,6}}{_NUMBER}", rf"{_NUMBER}\s*(?:/|out of)\s*{int(high)}\b", rf"评分\W{{0,4}}{_NUMBER}")
+    for pattern in patterns:
+        found = re.findall(pattern, text, re.IGNORECASE)
+        if found:
+            break
+    if not found:
+        found = re.findall(rf"(?<![\w.]){_NUMBER}(?![\w.])", text)
+        if len(found) != 1:
+            return None
+    value = float(found[0])
+    return value if low <= value <= high else None
+
+
+def read_yes_no(reply: str, n: int) -> list[bool | None]:
+    """Each numbered line's yes/no (1-based, as asked); None where a number has no readable answer."""
+    out: list[bool | None] = [None] * n
+    for number, word in re.findall(r"(\d+)\s*[:.)\-]\s*\**\s*(yes|no|是|否)", str(reply), re.IGNORECASE):
+        i = int(number) - 1
+        if 0 <= i < n and out[i] is None:
+            out[i] = word.casefold() in ("yes", "是")
+    return out
+
+
+def _dialogue(seat: Seat, limit: int = 6000) -> str:
+    lines = [f"- {s}" for s in seat.said if s.strip()] or ["(nothing: the character stayed silent)"]
+    text = "\n".join(lines)
+    return text if len(text) <= limit else text[:limit] + "\n(cut)"
+
+
+class LLMJudge:
+    """The prompts above on any `llm_caller`; falls back to `HeuristicJudge` per value, with the
+    reason recorded in the verdict."""
+
+    def __init__(self, llm_caller: Callable[[list[dict[str, Any]]], Any], name: str = "llm") -> None:
+        self.caller = llm_caller
+        self.label = f"llm ({name})"
+        self.heuristic = HeuristicJudge()
+
+    def _ask(self, prompt: str) -> tuple[str | None, str]:
+        try:
+            return str(self.caller([{"role": "user", "content": prompt}])), ""
+        except Exception as exc:  # noqa: BLE001 - a judge's failure becomes a recorded fallback
+            return None, f"judge call failed: {type(exc).__name__}: {exc}"[:300]
+
+    def _fallback(self, heuristic: Verdict, why: str) -> Verdict:
+        return Verdict(value=heuristic.value, judge=heuristic.judge, fallback=why)
+
+    def _scored(self, prompt: str, low: float, high: float, heuristic: Verdict) -> Verdict:
+        reply, error = self._ask(prompt)
+        if reply is None:
+            return self._fallback(heuristic, error)
+        value = read_score(reply, low, high)
+        if value is None:
+            return self._fallback(heuristic, f"no {low:g}-{high:g} score in the reply: {reply[:160]!r}")
+        return Verdict(value=value, judge=self.label)
+
+    def rp(self, seat: Seat) -> Verdict:
+        prompt = RP_PROMPT.format(character=seat.character, introduction=seat.introduction or "(none)",
+                                  dialogue=_dialogue(seat))
+        return self._scored(prompt, 1, 10, self.heuristic.rp(seat))
+
+    def spc(self, seat: Seat, clues: Sequence[str]) -> list[Verdict]:
+        if not clues:
+            return []
+        heuristic = self.heuristic.spc(seat, clues)
+        prompt = SPC_PROMPT.format(character=seat.character, dialogue=_dialogue(seat),
+                                   clues="\n".join(f"{i}. {c}" for i, c in enumerate(clues, start=1)))
+        reply, error = self._ask(prompt)
+        if reply is None:
+            return [self._fallback(h, error) for h in heuristic]
+        read = read_yes_no(reply, len(clues))
+        return [Verdict(value=float(r), judge=self.label) if r is not None
+                else self._fallback(h, f"no yes/no for clue {i} in the reply: {reply[:120]!r}")
+                for i, (r, h) in enumerate(zip(read, heuristic, strict=True), start=1)]
+
+    def cmd(self, seat: Seat, truth: dict[str, str]) -> Verdict:
+        prompt = CMD_PROMPT.format(murderer=truth.get("murderer", ""), motive=truth.get("motive", ""),
+                                   method=truth.get("method", ""), statement=seat.reasoning or "(silent)")
+        return self._scored(prompt, 0, 100, self.heuristic.cmd(seat, truth))

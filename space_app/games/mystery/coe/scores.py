@@ -1,0 +1,168 @@
+"""The eight Chain-of-Evaluation scores of one agent, from what is stored (pure: the caller
+reads the store).
+
+Play scores, from the agent's finished mystery matches (every seat it held):
+- RP: the judge's 1-10 role-play naturalness of each seat's dialogue (every seat);
+- SPC: of the key clue statements in the character's own script (`role.clues`), the share
+  its dialogue conveyed (innocent seats: conveying clues is the innocents' task);
+- ITD: key roles the seat chose to question ÷ key roles it could question (every seat, as the
+  leaderboard's column, from `metrics.records`);
+- CMD: the judge's 0-100 match of the final reasoning statement against the truth (innocent
+  seats: the murderer knows the truth).
+Intervals: RP and CMD by a seeded bootstrap over matches (each match's value the mean of the
+agent's seats in it), SPC and ITD by Wilson over the pooled counts.
+
+Quiz scores, from the agent's stored answers to the scripts' question sets (suites
+`mystery-<script id>`): LSU, TIU, MIU, MMR accuracy with Wilson intervals, MMR also per hop count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from ....stats import Rate, bootstrap_mean
+from ..catalog import catalog
+from ..metrics import records
+from ..rules import MURDERER, SPEECH_KINDS
+from .judges import Judge, Seat, Verdict
+
+__all__ = ["QUIZ_KEYS", "SCORE_KEYS", "TITLES", "Score", "play_scores", "quiz_scores", "seat_of"]
+
+QUIZ_KEYS = ("lsu", "tiu", "miu", "mmr")
+PLAY_KEYS = ("rp", "spc", "itd", "cmd")
+SCORE_KEYS = (*QUIZ_KEYS, *PLAY_KEYS)
+TITLES = {"lsu": "LSU long-script understanding", "tiu": "TIU text-rich image understanding",
+          "miu": "MIU media-rich image understanding", "mmr": "MMR multi-modal multi-hop reasoning",
+          "rp": "RP role-play naturalness", "spc": "SPC scenario progression (key clues conveyed)",
+          "itd": "ITD decision making (key roles questioned)", "cmd": "CMD motive and method vs the truth"}
+UNITS = {"rp": "1-10", "cmd": "0-100"}  # every other score is a share (0-1)
+RESAMPLES = 2000
+
+
+class Score(BaseModel):
+    key: str
+    title: str
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0  # what it counts: questions, clue statements, key roles, or matches (RP, CMD)
+    counts: str = ""  # the unit of n
+    unit: str = "share"  # share (0-1), 1-10 or 0-100
+    interval: str = ""  # how the 95% interval was drawn
+    judge: str = ""  # the judge that produced it ("" when none is needed)
+    matches: list[str] = []  # the games it came from
+    by_hops: list[Score] = []  # MMR per hop count
+    note: str = ""
+
+
+def _rate(key: str, title: str, rate: Rate, counts: str, **extra: Any) -> Score:
+    low, high = rate.interval or (None, None)
+    return Score(key=key, title=title, value=rate.value, low=low, high=high, n=int(rate.n), counts=counts,
+                 interval="Wilson", **extra)
+
+
+def _mean(key: str, values: list[float], counts: str, **extra: Any) -> Score:
+    interval = bootstrap_mean(values, resamples=RESAMPLES, seed=0)
+    low, high = interval or (None, None)
+    return Score(key=key, title=TITLES[key], value=sum(values) / len(values) if values else None, low=low, high=high,
+                 n=len(values), counts=counts, unit=UNITS[key], interval="bootstrap over matches", **extra)
+
+
+def seat_of(match: dict[str, Any], seat: str) -> Seat:
+    """What the judges read of one seat: its character's introduction and everything it said."""
+    events = match.get("events") or []
+    start = next((e for e in events if e["kind"] == "start"), {"data": {}})
+    intro = next((c.get("introduction", "") for c in start["data"].get("characters") or [] if c.get("name") == seat),
+                 "")
+    said = [e["text"] for e in events if e["kind"] in SPEECH_KINDS and e["actor"] == seat]
+    reasoning = next((e["text"] for e in reversed(events) if e["kind"] == "reasoning" and e["actor"] == seat), "")
+    silences = sum(e["kind"] == "silence" and e["actor"] == seat for e in events)
+    return Seat(character=seat, introduction=intro, language=start["data"].get("language") or "en", said=said,
+                silences=silences, reasoning=reasoning)
+
+
+def _key_clues(script_id: str, character: str) -> list[str] | None:
+    """The clue statements of the character's script; None when the script is no longer shipped."""
+    script = catalog().scripts.get(script_id)
+    if script is None:
+        return None
+    role = next((r for r in script.roles if r.name == character), None)
+    return list(role.clues) if role else []
+
+
+def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge) -> tuple[list[Score], list[Verdict]]:
+    """RP, SPC, ITD and CMD of `agent` over the finished matches it played (others are
+    skipped), and every verdict the judge gave (to count fallbacks)."""
+    rp: list[float] = []
+    cmd: list[float] = []
+    spc = [0, 0]
+    itd = [0.0, 0.0]
+    used: list[str] = []
+    verdicts: list[Verdict] = []
+    for match in matches:
+        if match.get("status") != "finished":
+            continue
+        seats = [s["seat"] for s in match["seats"] if s["agent_id"] == agent]
+        if not seats:
+            continue
+        setup = next((e for e in match["events"] if e["kind"] == "setup"), None)
+        if setup is None:
+            continue
+        used.append(match["id"])
+        roles, truth = setup["data"]["roles"], setup["data"].get("truth") or {}
+        script_id = str((match.get("settings") or {}).get("script") or setup["data"].get("script") or "")
+        for r in records(match):
+            if r.seat in seats:
+                itd[0] += r.stats.get("key_roles_questioned", 0.0)
+                itd[1] += r.stats.get("key_roles_available", 0.0)
+        rp_here, cmd_here = [], []
+        for seat in seats:
+            read = seat_of(match, seat)
+            verdict = judge.rp(read)
+            verdicts.append(verdict)
+            rp_here.append(verdict.value)
+            if roles.get(seat) == MURDERER:
+                continue
+            verdict = judge.cmd(read, truth)
+            verdicts.append(verdict)
+            cmd_here.append(verdict.value)
+            clues = _key_clues(script_id, seat) or []
+            conveyed = judge.spc(read, clues)
+            verdicts += conveyed
+            spc[0] += sum(int(v.value >= 0.5) for v in conveyed)
+            spc[1] += len(clues)
+        rp.append(sum(rp_here) / len(rp_here))
+        if cmd_here:
+            cmd.append(sum(cmd_here) / len(cmd_here))
+    label = judge.label
+    return [
+        _mean("rp", rp, "matches", judge=label, matches=used),
+        _rate("spc", TITLES["spc"], Rate(spc[0], spc[1]), "key clue statements", judge=label, matches=used),
+        _rate("itd", TITLES["itd"], Rate(itd[0], itd[1]), "key roles", matches=used),
+        _mean("cmd", cmd, "matches", judge=label, matches=used),
+    ], verdicts
+
+
+def quiz_scores(rows: list[dict[str, Any]], tags: dict[str, dict[str, Any]], suites: list[str]) -> list[Score]:
+    """LSU, TIU, MIU and MMR accuracy (MMR also per hop count) over stored answers (`Store.answers`
+    rows of the mystery suites); `tags`: item id -> its tags (for `hops`)."""
+    by_type: dict[str, list[int]] = {k: [] for k in QUIZ_KEYS}
+    by_hops: dict[int, list[int]] = {}
+    for r in rows:
+        for t in r["types"] or []:
+            if t in by_type:
+                by_type[t].append(int(r["correct"]))
+        hops = (tags.get(r["item_id"]) or {}).get("hops")
+        if "mmr" in (r["types"] or []) and isinstance(hops, int):
+            by_hops.setdefault(hops, []).append(int(r["correct"]))
+    out = []
+    for key in QUIZ_KEYS:
+        got = by_type[key]
+        hops = [_rate(f"mmr-{h}", f"MMR {h} hop{'s' if h > 1 else ''}", Rate(sum(v), len(v)), "questions")
+                for h, v in sorted(by_hops.items())] if key == "mmr" else []
+        out.append(_rate(key, TITLES[key], Rate(sum(got), len(got)), "questions", by_hops=hops,
+                         note="suites " + ", ".join(suites) if suites else ""))
+    return out

@@ -1,0 +1,203 @@
+"""The murder mystery's Chain of Evaluation: the heuristic and LLM judges, the `coe` and
+`coe-matrix` commands (offline with the house agents), and the results page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from space_app.cli import main
+from space_app.games import get_game
+from space_app.games.mystery.catalog import get_script
+from space_app.games.mystery.coe import HEURISTIC_LABEL, HeuristicJudge, LLMJudge, Seat
+from space_app.games.mystery.coe.judges import read_score, read_yes_no
+from space_app.games.mystery.coe.matrix import matrix
+from space_app.games.mystery.coe.results import results_page
+from space_app.store import Store
+
+NAIVE, RANDOM = "house:mystery-naive", "house:mystery-random"
+LARKSPUR = get_script("larkspur")
+CLARA = LARKSPUR.role("Clara Marsh")
+
+
+def seat(*said: str, reasoning: str = "", silences: int = 0) -> Seat:
+    return Seat(character="Clara Marsh", said=list(said), reasoning=reasoning, silences=silences)
+
+
+# -- the heuristic judge ---------------------------------------------------------------------------
+def test_a_statement_that_conveys_a_key_clue_counts_and_an_unrelated_one_does_not():
+    clue = CLARA.clues[0]  # "At 22:29 Clara saw Samuel in the library wingchair with Ivo's envelope ..."
+    judge = HeuristicJudge()
+    told = seat("At 22:29 I saw Samuel in the library wingchair, Ivo's envelope marked 'S.R. - by hand' on his knee.")
+    unrelated = seat("The soup at dinner was rather cold and the wine was excellent, I thought.")
+    assert [v.value for v in judge.spc(told, [clue])] == [1.0]
+    assert [v.value for v in judge.spc(unrelated, [clue])] == [0.0]
+    assert judge.spc(told, [clue])[0].judge == HEURISTIC_LABEL == "heuristic (similarity)"
+
+
+def test_a_chinese_clue_is_matched_on_character_bigrams():
+    clue = get_script("tingyu-teahouse").role("沈青").clues[1]  # 韩东的“韩记药酒”用草乌入药。
+    judge = HeuristicJudge()
+    assert judge.spc(seat("我知道韩东家的韩记药酒是用草乌入药的。"), [clue])[0].value == 1.0
+    assert judge.spc(seat("今晚的点心很好吃。"), [clue])[0].value == 0.0
+
+
+def test_cmd_scores_the_truth_high_and_nonsense_low():
+    truth = dict(LARKSPUR.truth)
+    judge = HeuristicJudge()
+    exact = judge.cmd(seat(reasoning=f"{truth['murderer']}. {truth['motive']} {truth['method']}"), truth)
+    nonsense = judge.cmd(seat(reasoning="Felix did it because the moon was purple and the cat sang."), truth)
+    assert exact.value >= 95 and nonsense.value <= 10
+    assert exact.judge == nonsense.judge == HEURISTIC_LABEL
+
+
+def test_rp_prefers_an_in_character_voice_and_is_labelled():
+    judge = HeuristicJudge()
+    natural = seat("I'm Clara Marsh; I paint the night sky and I came to see Ivo about my comb.",
+                   "I saw Samuel in the library at 22:29 with an envelope on his knee, and it worried me.",
+                   "Felix, you were on the telephone all that time: did you hear anyone on the stair?",
+                   "My comb must have fallen in the dome while Ivo was still alive.")
+    robotic = seat("As an AI language model I cannot role-play.", "As an AI language model I cannot role-play.",
+                   "Option A", silences=3)
+    a, b = judge.rp(natural), judge.rp(robotic)
+    assert 1 <= b.value < a.value <= 10
+    assert a.judge == "heuristic (similarity)"
+
+
+# -- the LLM judge ---------------------------------------------------------------------------------
+def test_the_llm_judge_reads_a_score_and_records_a_fallback_for_garbage():
+    prompts: list[str] = []
+
+    def caller(messages):
+        prompts.append(messages[-1]["content"])
+        return "Thinking it over.\nScore: 7"
+
+    judged = LLMJudge(caller, name="fake").rp(seat("I am Clara."))
+    assert judged.value == 7 and judged.judge == "llm (fake)" and judged.fallback == ""
+    assert "Clara Marsh" in prompts[0] and "1 (not a character at all) to 10" in prompts[0]
+
+    garbage = LLMJudge(lambda m: "banana banana", name="fake").cmd(seat(reasoning="x"), dict(LARKSPUR.truth))
+    assert garbage.judge == HEURISTIC_LABEL and "no 0-100 score" in garbage.fallback
+
+    def broken(messages):
+        raise RuntimeError("endpoint down")
+
+    failed = LLMJudge(broken, name="fake").rp(seat("I am Clara."))
+    assert failed.judge == HEURISTIC_LABEL and "endpoint down" in failed.fallback
+
+
+def test_the_llm_judge_reads_yes_no_per_clue_and_falls_back_for_a_missing_line():
+    clues = CLARA.clues[:3]
+    judged = LLMJudge(lambda m: "1: yes\n2: NO", name="fake").spc(seat("I saw Samuel."), clues)
+    assert [v.value for v in judged[:2]] == [1.0, 0.0] and judged[0].judge == "llm (fake)"
+    assert judged[2].judge == HEURISTIC_LABEL and "clue 3" in judged[2].fallback
+
+
+@pytest.mark.parametrize("reply,low,high,want", [
+    ("Score: 7", 1, 10, 7.0), ("**Score** = 8/10", 1, 10, 8.0), ("I'd give it 6 out of 10.", 1, 10, 6.0),
+    ("85", 0, 100, 85.0), ("Score: 11", 1, 10, None), ("3 and 4", 1, 10, None), ("", 0, 100, None),
+])
+def test_read_score(reply, low, high, want):
+    assert read_score(reply, low, high) == want
+
+
+def test_read_yes_no():
+    assert read_yes_no("1. Yes\n2) no\n4: yes", 3) == [True, False, None]
+
+
+# -- the commands ----------------------------------------------------------------------------------
+def test_coe_prints_eight_scores_with_intervals_and_the_judge(tmp_path: Path, capsys, monkeypatch):
+    db = str(tmp_path / "coe.db")
+    monkeypatch.setenv("ARENA_DB", db)  # the global --db reaches a game's command as ARENA_DB
+    code = main(["--db", db, "coe", "--agent", NAIVE, "--scripts", "tingyu-teahouse", "--matches", "2",
+                 "--rounds", "1", "--quiz-limit", "2", "--murderer", RANDOM])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "judge: heuristic (similarity)" in out
+    for key in ("LSU", "TIU", "MIU", "MMR", "RP", "SPC", "ITD", "CMD"):
+        line = next(line for line in out.splitlines() if line.startswith(key + " "))
+        assert "[" in line and "]" in line, line  # a 95% interval
+    assert "play scores from 2 matches (2 played now)" in out
+    assert "MMR " in out and "hop" in out  # MMR per hop count
+
+    # resumed: the stored matches and answers count, nothing new is played
+    assert main(["coe", "--agent", NAIVE, "--scripts", "tingyu-teahouse", "--matches", "2", "--rounds", "1",
+                 "--quiz-limit", "2", "--murderer", RANDOM, "--db", db, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["played"] == 0 and report["judge"] == HEURISTIC_LABEL
+    scores = {s["key"]: s for s in report["scores"]}
+    assert list(scores) == ["lsu", "tiu", "miu", "mmr", "rp", "spc", "itd", "cmd"]
+    assert scores["lsu"]["n"] == 2 and len(scores["rp"]["matches"]) == 2
+    assert scores["rp"]["interval"] == "bootstrap over matches" and scores["spc"]["interval"] == "Wilson"
+    assert 1 <= scores["rp"]["value"] <= 10 and 0 <= scores["cmd"]["value"] <= 100
+
+
+def test_coe_refuses_an_unknown_script(tmp_path: Path, capsys):
+    assert main(["coe", "--agent", NAIVE, "--scripts", "nowhere", "--db", str(tmp_path / "x.db")]) == 2
+    assert "unknown murder-mystery script" in capsys.readouterr().err
+
+
+def test_the_matrix_counts_naive_against_random(tmp_path: Path, capsys):
+    db = str(tmp_path / "m.db")
+    code = main(["coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--scripts", "tingyu-teahouse", "--matches", "2",
+                 "--rounds", "1", "--db", db, "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    cells = {(c["innocents"], c["murderer"]): c for c in out["cells"]}
+    assert len(cells) == 4
+    for c in cells.values():
+        assert c["wins"] + c["losses"] + c["draws"] + c["errors"] == 2 == len(c["matches"])
+    stored = list(Store(db).iter_matches("mystery", status=None))
+    found = matrix(stored, [NAIVE, RANDOM])
+    naive_vs_random = found.cell(NAIVE, RANDOM)
+    assert naive_vs_random.win_rate == cells[(NAIVE, RANDOM)]["win_rate"]
+    assert out["row_average"][NAIVE] == found.row_average(NAIVE)
+    rates = [r for c in (NAIVE, RANDOM) if (r := found.cell(RANDOM, c).win_rate) is not None]
+    assert found.row_average(RANDOM) == (sum(rates) / len(rates) if rates else None)
+    assert main(["coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--scripts", "tingyu-teahouse", "--matches", "2",
+                 "--rounds", "1", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert "row avg win" in text and "column avg loss" in text
+
+
+# -- the results page ------------------------------------------------------------------------------
+def test_the_results_page_shows_the_heat_map_the_scores_and_links(tmp_path: Path, capsys):
+    db = str(tmp_path / "r.db")
+    assert main(["coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--scripts", "tingyu-teahouse", "--matches", "1",
+                 "--rounds", "1", "--db", db]) == 0
+    assert main(["--db", db, "bench", "mystery-tingyu-teahouse", "--agent", NAIVE, "--limit", "6"]) == 0
+    capsys.readouterr()
+    assert get_game("mystery").results is results_page
+    page = results_page(Store(db))
+    sections = {s.title: s for s in page.sections}
+    assert "heuristic (similarity)" in page.note
+    heat = next(s for s in page.sections if s.kind == "html")
+    assert "coe-heat-map" in heat.value and NAIVE in heat.value and "?match=" in heat.value
+    table = next(s for s in page.sections if s.kind == "table").value
+    assert list(table.columns) == ["agent", "LSU", "TIU", "MIU", "MMR", "RP", "SPC", "ITD", "CMD"]
+    assert set(table["agent"]) == {NAIVE, RANDOM}
+    assert any("judge: heuristic (similarity)" in title for title in sections)
+    bar = next(s for s in page.sections if s.kind == "bar")
+    assert set(bar.value["score"]) >= {"RP", "SPC", "ITD", "CMD"} and bar.value["value"].between(0, 1).all()
+    links = next(s for s in page.sections if s.title.startswith("Where each score"))
+    match_id = Store(db).list_matches(game="mystery", limit=1)[0]["id"]
+    assert f"(?match={match_id})" in links.value
+
+
+def test_the_results_tab_builds_for_games_that_declare_a_page(tmp_path: Path):
+    import gradio as gr
+
+    from space_app.api import ArenaAPI
+    from space_app.config import ArenaConfig
+    from space_app.ui.results import games_with_results, section_component
+
+    assert ("Murder mystery", "mystery") in games_with_results()
+    page = results_page(Store(str(tmp_path / "e.db")))
+    with gr.Blocks():
+        for section in page.sections:
+            section_component(section)
+    from space_app.ui.app import build_app
+
+    build_app(ArenaAPI(ArenaConfig(db=str(tmp_path / "u.db"), demo_matches=0)))
