@@ -40,6 +40,9 @@ def browser(arena_url) -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser) -> Iterator[Any]:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT)  # assertions wait as long as actions: 2 loaded cores are slow
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     context.set_default_timeout(WAIT)
     page = context.new_page()
