@@ -457,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
         for name, (text, run) in spec.commands.items():
             c = sub.add_parser(name, help=f"{spec.id}: {text}", add_help=False)
             c.add_argument("rest", nargs=argparse.REMAINDER)
-            c.set_defaults(func=lambda args, run=run: run(list(args.rest)))
+            c.set_defaults(func=lambda args, run=run: run(list(args.rest), _services()))
 
     from .suites.muma_import import register_subcommand
 
@@ -497,13 +497,19 @@ def game_command(argv: list[str]) -> tuple[str, list[str]] | None:
     return argv[i], argv[i + 1:]
 
 
+def _services() -> Any:
+    from .command_services import CliServices
+
+    return CliServices()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     direct = game_command(argv)
     if direct is not None:
         name, rest = direct
         run = next(spec.commands[name][1] for spec in GAMES.values() if name in spec.commands)
-        return run(rest)
+        return run(rest, _services())
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

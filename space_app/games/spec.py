@@ -32,6 +32,26 @@ class Tournaments(Protocol):
                          progress: Callable[[Any], None] | None = None) -> list[Any]: ...
 
 
+class ArenaServices(Protocol):
+    """What a game's own CLI command may use of the arena, handed to it by the CLI: a game
+    never imports the service, the store or the suite runner (they import the games)."""
+
+    def arena(self, db: str) -> Any: ...  # an Arena on that store: run, tournament, store, catalogue
+
+    def match_plan(self, game: str, seats: list[str], seed: int, settings: dict[str, Any], *, tag: str = "",
+                   role_specs: dict[str, str] | None = None) -> Any: ...
+
+    def open_suite(self, suite_id: str) -> Any: ...
+
+    def first_n(self, items: list[Any], n: int) -> list[Any]: ...
+
+    async def run_suite(self, store: Any, suite: Any, agent: Any, agent_id: str, **options: Any) -> Any: ...
+
+
+# a game's own CLI command: (its help, main(argv, services) -> exit code)
+GameCommand = tuple[str, Callable[[list[str], ArenaServices], int]]
+
+
 @dataclass(frozen=True)
 class MetricColumn:
     """One leaderboard column: its key in the game's rows, a short label, what it means."""
@@ -170,9 +190,9 @@ class GameSpec:
     rules_version: int = 1
     # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
     quizzes: Mapping[str, QuizSet] = field(default_factory=dict)
-    # the game's own commands for the headless CLI: name -> (help, main(argv) -> exit code),
-    # e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
-    commands: Mapping[str, tuple[str, Callable[[list[str]], int]]] = field(default_factory=dict)
+    # the game's own commands for the headless CLI: name -> (help, main(argv, services) -> exit
+    # code), e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
+    commands: Mapping[str, GameCommand] = field(default_factory=dict)
     # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
     replay_note: Callable[[MatchRecord], str | None] | None = None
     # (seat names, seed, parsed settings) -> each seat's role, from the game's own pure dealing
@@ -254,5 +274,6 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
-__all__ = ["GENERIC_COLUMNS", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Panel", "QuizSet",
-           "ReplayView", "ResultsPage", "ResultsSection", "Study", "Tournaments", "check_spec"]
+__all__ = ["GENERIC_COLUMNS", "ArenaServices", "GameCommand", "GameSpec", "GameSpecError", "HouseAgent",
+           "MetricColumn", "Panel", "QuizSet", "ReplayView", "ResultsPage", "ResultsSection", "Study", "Tournaments",
+           "check_spec"]

@@ -129,9 +129,10 @@ SPEC = register(GameSpec(
     quizzes=_quizzes(),
     results=results_page,
     commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
-                                   "every problem by file, key and message", validate_main),
+                                   "every problem by file, key and message", lambda argv, _: validate_main(argv)),
               "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
-                                  "script folders, reporting every item dropped or repaired", import_whodunit_main),
+                                  "script folders, reporting every item dropped or repaired",
+                                  lambda argv, _: import_whodunit_main(argv)),
               "coe": ("the Chain of Evaluation: play an agent as the innocents on each script, ask the question "
                       "sets, print LSU, TIU, MIU, MMR, RP, SPC, ITD and CMD with 95% intervals and the judge",
                       coe_main),

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ....safe_text import terminal_text
+from ...spec import ArenaServices
 from ..catalog import catalog, get_script
 from .judges import HEURISTIC_LABEL, HeuristicJudge, Judge, LLMJudge
 from .matrix import Matrix, matrix
@@ -99,57 +100,52 @@ def _stored(store: Any, tag: str, script_id: str, innocents: str, murderer: str)
     return out
 
 
-async def _play(arena: Any, tag: str, script_id: str, innocents: str, murderer: str, matches: int, rounds: int,
+async def _play(services: ArenaServices, arena: Any, tag: str, script_id: str,
+                innocents: str, murderer: str, matches: int, rounds: int,
                 concurrency: int) -> int:
     """Play the missing matches of this line-up on this script (seeds continue after the stored ones)."""
-    from ....service import MatchPlan
-
     have = len(_stored(arena.store, tag, script_id, innocents, murderer))
     players = len(get_script(script_id).roles)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(seed: int) -> None:
         async with gate:
-            await arena.run(MatchPlan("mystery", [innocents] * players, seed, {"script": script_id, "rounds": rounds,
-                                      "players": players}, tag=tag, role_specs={"murderer": murderer}))
+            await arena.run(services.match_plan("mystery", [innocents] * players, seed,
+                                                {"script": script_id, "rounds": rounds, "players": players},
+                                                tag=tag, role_specs={"murderer": murderer}))
 
     await asyncio.gather(*(one(seed) for seed in range(have, matches)))
     return max(0, matches - have)
 
 
-def _quiz_sample(script_id: str, limit: int | None) -> Any:
+def _quiz_sample(services: ArenaServices, script_id: str, limit: int | None) -> Any:
     """The script's suite with `limit` questions of each type (a fixed sample, see `first_n`)."""
-    from ....suites import open_suite
-    from ....suites.run import first_n
-
-    suite = open_suite(f"mystery-{script_id}")
+    suite = services.open_suite(f"mystery-{script_id}")
     if not limit:
         return suite
     chosen = []
     for kind in ("lsu", "tiu", "miu", "mmr"):
-        chosen += first_n([i for i in suite.loaded.items if kind in i.types], limit)
+        chosen += services.first_n([i for i in suite.loaded.items if kind in i.types], limit)
     return dataclasses.replace(suite, loaded=dataclasses.replace(suite.loaded, items=chosen))
 
 
-async def _quizzes(arena: Any, agent: str, scripts: list[str], limit: int | None, concurrency: int,
-                   seconds: float) -> list[Score]:
-    from ....suites.run import run_suite
-
+async def _quizzes(services: ArenaServices, arena: Any, agent: str, scripts: list[str], limit: int | None,
+                   concurrency: int, seconds: float) -> list[Score]:
     rows: list[dict[str, Any]] = []
     tags: dict[str, dict[str, Any]] = {}
     built = arena.catalogue.resolve(agent)
     for script_id in scripts:
-        suite = _quiz_sample(script_id, limit)
+        suite = _quiz_sample(services, script_id, limit)
         arena.catalogue.check_plays(agent, suite.game)
-        await run_suite(arena.store, suite, built, agent, concurrency=concurrency, seconds=seconds)
+        await services.run_suite(arena.store, suite, built, agent, concurrency=concurrency, seconds=seconds)
         wanted = {i.id: i.tags for i in suite.loaded.items}
         rows += [r for r in arena.store.answers(suite.id, agent) if r["item_id"] in wanted]
         tags.update(wanted)
     return quiz_scores(rows, tags, [f"mystery-{s}" for s in scripts])
 
 
-def run_coe(arena: Any, agent: str, *, scripts: list[str], judge: Judge, matches: int = 3, rounds: int = 3,
-            murderer: str = "house:mystery-naive", quiz_limit: int | None = 5, concurrency: int = 4,
+def run_coe(services: ArenaServices, arena: Any, agent: str, *, scripts: list[str], judge: Judge, matches: int = 3,
+            rounds: int = 3, murderer: str = "house:mystery-naive", quiz_limit: int | None = 5, concurrency: int = 4,
             seconds: float = 60.0, progress: Callable[[str], None] | None = None) -> CoEReport:
     """Play, ask, judge and score (see the module docstring)."""
     started = time.perf_counter()
@@ -162,10 +158,10 @@ def run_coe(arena: Any, agent: str, *, scripts: list[str], judge: Judge, matches
         for script_id in scripts:
             if progress:
                 progress(f"playing {script_id}")
-            played += await _play(arena, tag, script_id, agent, murderer, matches, rounds, concurrency)
+            played += await _play(services, arena, tag, script_id, agent, murderer, matches, rounds, concurrency)
         if progress:
             progress("asking the quizzes")
-        return played, await _quizzes(arena, agent, scripts, quiz_limit, concurrency, seconds)
+        return played, await _quizzes(services, arena, agent, scripts, quiz_limit, concurrency, seconds)
 
     played, quizzes = arena.run_in_own_loop(everything())
     stored = [m for s in scripts for m in _stored(arena.store, tag, s, agent, murderer)]
@@ -211,14 +207,7 @@ def render_report(report: CoEReport) -> str:
     return "\n".join(lines)
 
 
-def _arena(db: str) -> Any:
-    from ....service import Arena
-    from ....store import Store
-
-    return Arena(Store(db))
-
-
-def coe_main(argv: list[str]) -> int:
+def coe_main(argv: list[str], services: ArenaServices) -> int:
     p = argparse.ArgumentParser(prog="python -m space_app coe", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", required=True, help="agent spec, e.g. house:mystery-naive, house:smollm2")
@@ -237,7 +226,7 @@ def coe_main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     try:
         judge = make_judge(args.judge)
-        report = run_coe(_arena(args.db), args.agent, scripts=_scripts(args.scripts), judge=judge,
+        report = run_coe(services, services.arena(args.db), args.agent, scripts=_scripts(args.scripts), judge=judge,
                          matches=args.matches, rounds=args.rounds, murderer=args.murderer,
                          quiz_limit=args.quiz_limit or None, concurrency=args.concurrency, seconds=args.seconds,
                          progress=lambda text: print(text, file=sys.stderr, flush=True))
@@ -271,7 +260,7 @@ def render_matrix(m: Matrix) -> str:
     return render(rows, ["innocents \\ murderer", *m.columns, "row avg win"])
 
 
-def matrix_main(argv: list[str]) -> int:
+def matrix_main(argv: list[str], services: ArenaServices) -> int:
     p = argparse.ArgumentParser(prog="python -m space_app coe-matrix", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agents", required=True, help="comma list of agent specs")
@@ -285,7 +274,7 @@ def matrix_main(argv: list[str]) -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
         scripts = _scripts(args.scripts)
-        arena = _arena(args.db)
+        arena = services.arena(args.db)
         for a in agents:
             arena.catalogue.check_plays(a, "mystery")
 
@@ -293,7 +282,7 @@ def matrix_main(argv: list[str]) -> int:
             for script_id in scripts:
                 for row in agents:
                     for column in agents:
-                        await _play(arena, MATRIX_TAG, script_id, row, column, args.matches, args.rounds,
+                        await _play(services, arena, MATRIX_TAG, script_id, row, column, args.matches, args.rounds,
                                     args.concurrency)
 
         arena.run_in_own_loop(everything())
