@@ -25,7 +25,7 @@ from .studies import (
     attack_defence,
     reasoning,
 )
-from .view import VIEW
+from .view import VIEW, why_won
 from .words import WordPair, load_builtin_pairs, load_pairs
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -82,6 +82,7 @@ SPEC = register(GameSpec(
     ranking_note="Ranked by WiS's ranking score = 100 + sum of game scores − seats played. Rating: OpenSkill μ "
                  "with its 95% interval, spy against civilians. Click a column header to sort.",
     view=VIEW,
+    why_won=why_won,
     sort_by="ranking_score",
     history=history,
     history_label="ranking_score",
