@@ -127,12 +127,14 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
         data["given"] = text  # the record's reply is cut: keep what the game got, for `verify`
     if notes is not None and status == "ok":
         data["notes"] = notes
+    if seconds is not None:
+        data["seconds"] = seconds  # the seat's own limit, for `verify` to hand the game again
     record = Event(
         kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
         text=detail or status, data=data,
     )
     return Outcome(seat=request.seat, text=text, status=status, detail=detail,
-                   notes=notes if status == "ok" else None), record
+                   notes=notes if status == "ok" else None, seconds=seconds), record
 
 
 async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,

@@ -64,7 +64,8 @@ def _outcome(request: Request, call: dict[str, Any]) -> Outcome:
         return Outcome(request.seat, text, replayed_status, detail,  # type: ignore[arg-type]
                        notes if replayed_status == "ok" else None)
     if status in ("timeout", "error", "unparseable"):
-        return Outcome(request.seat, None, status, data.get("detail") or "")
+        seconds = data.get("seconds") if isinstance(data.get("seconds"), (int, float)) else None
+        return Outcome(request.seat, None, status, data.get("detail") or "", seconds=seconds)
     raise _Mismatch(call["seq"], f"a call record with an unknown status {status!r}")
 
 

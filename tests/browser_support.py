@@ -28,6 +28,7 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"  # the README's pictures, refreshed by every browser run
 
 _install_lock = threading.Lock()
 _install_tried = False
@@ -85,9 +86,13 @@ def running_arena(config: Any, **launch_extra: Any) -> Iterator[tuple[Any, str]]
         demo.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
-    """Save a full-page screenshot to test-artifacts/screenshots/<name>.png."""
+def screenshot(page: Any, name: str, docs: bool = False, full_page: bool = True) -> Path:
+    """Save a full-page screenshot to test-artifacts/screenshots/<name>.png; with `docs`, also
+    what the visitor sees first (the viewport) to docs/screenshots/<name>.png for the README."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
+    if docs:
+        DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(DOC_SCREENSHOTS / f"{name}.png"))
     return path

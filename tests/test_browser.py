@@ -61,10 +61,23 @@ def tab(page: Any, name: str) -> Any:
 
 
 def open_tab(page: Any, name: str) -> None:
+    """Click a tab; on a narrow screen the tabs that do not fit are under 'More tabs'."""
     from playwright.sync_api import expect
 
-    tab(page, name).click()
+    page.get_by_role("tab").first.wait_for()  # the tabs are drawn
+    if tab(page, name).count() == 0 or not tab(page, name).is_visible():
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text=name).click()
+    else:
+        tab(page, name).click()
     expect(tab(page, name)).to_have_attribute("aria-selected", "true")
+
+
+def assert_in_first_screen(page: Any, selector: str) -> None:
+    """The element starts within the first screen: seen without scrolling."""
+    box = page.locator(selector).bounding_box()
+    height = page.viewport_size["height"]
+    assert box is not None and 0 <= box["y"] < height, f"{selector} starts at {box} (screen height {height})"
 
 
 def step_of(page: Any) -> tuple[int, int]:
@@ -92,31 +105,58 @@ def test_play_replay_and_every_tab(page, arena_url):
     match_id = found.group(1)
     expect(page.locator("#play-result")).to_contain_text("Winner")
     expect(page.locator("#live-transcript")).to_contain_text("Game over")
-    screenshot(page, "play")
+    screenshot(page, "play-desktop", docs=True)
 
-    # -- the share link opens the replay on the Watch tab --------------------------------
-    page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
+    # -- the share link opens the replay on the Watch tab, its transcript in view ---------
+    link = f"{arena_url}?match={match_id}"
+    page.goto(link, wait_until="domcontentloaded")
     expect(tab(page, "Watch")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#replay-header")).to_contain_text(match_id)
     transcript = page.locator("#replay-transcript")
-    expect(transcript.locator(".da-statement").first).to_be_visible()
-    expect(transcript).to_contain_text("Word pair:")  # the spectator sees the setup
-    expect(page.locator("#replay-position")).to_contain_text("spectator view")
-    expect(page.locator("#share-link")).to_contain_text(f"?match={match_id}")
+    expect(transcript.locator(".da-ev").first).to_be_visible()
+    assert_in_first_screen(page, "#replay-transcript")
+    expect(page.locator("#match-list")).to_be_hidden()  # the list is folded away under the replay
+    share = page.locator("#share-link textarea, #share-link input").first
+    expect(share).to_have_value(link)  # the full address, built from the page's own location
+    page.locator("#copy-link").click()
+    expect(page.locator("#copy-note")).to_contain_text(re.compile("copied|Copy the link"))
 
-    # -- step back and forward ---------------------------------------------------------------
-    last, total = step_of(page)
-    assert last == total > 1
-    page.locator("#step-back").click()
-    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 1} / {total}")
-    page.locator("#step-back").click()
-    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 2} / {total}")
-    expect(transcript).not_to_contain_text("Game over")  # the end is not shown yet
+    # -- it starts at step 1 with the result hidden ----------------------------------------
+    position, result = page.locator("#replay-position"), page.locator("#replay-result")
+    first, total = step_of(page)
+    assert first == 1 and total > 3
+    expect(result).to_contain_text("hidden")
+    expect(result).not_to_contain_text("Winner")
+    expect(transcript).to_contain_text("Word pair:")  # the spectator's setup, folded away
+    expect(transcript.locator(".da-spoiler")).to_have_count(1)
+    screenshot(page, "replay-desktop", docs=True)
+
+    # -- step forward and back, without the end showing -------------------------------------
     page.locator("#step-forward").click()
-    expect(page.locator("#replay-position")).to_contain_text(f"Step {total - 1} / {total}")
+    expect(position).to_contain_text(f"Step 2 / {total}")
     page.locator("#step-forward").click()
-    expect(page.locator("#replay-position")).to_contain_text(f"Step {total} / {total}")
+    expect(position).to_contain_text(f"Step 3 / {total}")
+    page.locator("#step-back").click()
+    expect(position).to_contain_text(f"Step 2 / {total}")
+    expect(transcript).not_to_contain_text("Game over")
+    expect(result).not_to_contain_text("Winner")
+
+    # -- 'show the result' reveals it and says why the winner won; unticked, hidden again ----
+    page.locator("#show-result input").check()
+    expect(result).to_contain_text("Winner")
+    expect(result).to_contain_text("The spy")  # the game's one line on why
+    expect(transcript.locator(".da-spoiler")).to_have_count(0)
+    page.locator("#show-result input").uncheck()
+    expect(result).not_to_contain_text("Winner")
+
+    # -- ▶ Play at 4 steps/s runs to the end, where the result shows by itself --------------
+    page.locator("#replay-speed input").click()
+    page.get_by_role("option", name="4 steps/s", exact=True).click()
+    page.locator("#step-play").click()
+    expect(position).to_contain_text(f"Step {total} / {total}", timeout=2 * WAIT)
     expect(transcript).to_contain_text("Game over")
+    expect(result).to_contain_text("Winner")
+    expect(page.locator("#step-play")).to_contain_text("Play")
     screenshot(page, "watch")
 
     # -- what P1 saw -----------------------------------------------------------------------
@@ -126,7 +166,7 @@ def test_play_replay_and_every_tab(page, arena_url):
     expect(transcript).not_to_contain_text("Word pair:")
     seat_step, seat_total = step_of(page)
     assert seat_step == seat_total and seat_total < total
-    screenshot(page, "seat-view")
+    screenshot(page, "seat-view", docs=True)
 
     # -- leaderboard, agents, about ------------------------------------------------------------
     open_tab(page, "Leaderboard")
@@ -134,7 +174,7 @@ def test_play_replay_and_every_tab(page, arena_url):
     expect(board).to_contain_text("house:heuristic")
     expect(board).to_contain_text("house:random")
     assert board.locator("[role=row]").filter(has_text="house:").count() >= 2
-    screenshot(page, "leaderboard")
+    screenshot(page, "leaderboard-desktop", docs=True)
     expect(page.locator("#leaderboard-includes")).to_contain_text("Includes visitor, human and tournament matches")
     with page.expect_download() as got:
         page.locator("#download-csv").click()
@@ -148,16 +188,53 @@ def test_play_replay_and_every_tab(page, arena_url):
     open_tab(page, "Agents")
     expect(page.locator("#agent-list")).to_contain_text("house:heuristic")
     expect(page.locator("#register-agent")).to_be_visible()
-    screenshot(page, "agents")
+    screenshot(page, "agents", docs=True)
 
     open_tab(page, "About")
     expect(page.get_by_role("heading", name="Who is the Spy — rules")).to_be_visible()
     expect(page.get_by_role("heading", name="Build your agent")).to_be_visible()
-    screenshot(page, "about")
+    screenshot(page, "about", docs=True)
 
     body = page.locator("body").inner_text()
     assert "Traceback" not in body
     assert not page.dialogs, page.dialogs
+
+
+@pytest.fixture
+def phone(browser) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_game_and_the_replay_come_first(phone, arena_url):
+    """At 390×844: a share link opens on the transcript, Play shows the game before the seat
+    selectors, and the leaderboard keeps its table and charts."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    match_id = Client(arena_url, verbose=False).predict("spy", "", "finished", 5, api_name="/list_matches")[0]["id"]
+    phone.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
+    expect(phone.locator("#replay-transcript .da-ev").first).to_be_visible()
+    assert_in_first_screen(phone, "#replay-transcript")
+    expect(phone.locator("#replay-result")).not_to_contain_text("Winner")
+    screenshot(phone, "replay-phone", docs=True)
+
+    phone.goto(arena_url, wait_until="domcontentloaded")
+    expect(phone.locator("#start-match")).to_be_visible()
+    game_top = phone.locator("#live-transcript").bounding_box()["y"]
+    assert game_top < phone.locator("#seat-0").bounding_box()["y"], "the seat selectors come first"
+    assert_in_first_screen(phone, "#live-transcript")
+    screenshot(phone, "play-phone", docs=True)
+
+    open_tab(phone, "Leaderboard")
+    expect(phone.locator("#leaderboard-table")).to_contain_text("house:")
+    expect(phone.locator("#role-plot")).to_contain_text("Win rate by role")
+    screenshot(phone, "leaderboard-phone", docs=True)
 
 
 @pytest.mark.parametrize("bad", ["doesnotexist", "<script>alert(1)</script>",
@@ -186,39 +263,73 @@ ASKED_OR_FINISHED = """() => {
 }"""
 
 
+# the question without its countdown (which changes every second): a changed question means
+# the page moved on
+QUESTION_TEXT = """() => {
+    const copy = document.querySelector('#human-prompt').cloneNode(true);
+    copy.querySelectorAll('.da-countdown').forEach((c) => c.remove());
+    return copy.textContent;
+}"""
+# past 'Sent.' too: a live update drawn just before the reply arrived may show the question once more
+MOVED_ON = f"(prev) => {{ const now = ({QUESTION_TEXT})(); return now !== prev && !now.includes('Sent.'); }}"
+
+
+CLICK_CHOICE = """(label) => {
+    const prompt = document.querySelector('#human-prompt')?.textContent ?? '';
+    if (!prompt.includes('Options:')) return 'gone';
+    const button = [...document.querySelectorAll('#human-choices button')]
+        .find((b) => b.textContent.trim() === label && b.offsetParent !== null);
+    if (!button) return false;
+    button.click();
+    return 'clicked';
+}"""
+
+
 def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
-    """Pick seat P3 under 'Take a seat yourself', answer every question the page asks
-    (statements and votes) until the match ends; the record shows the person's statements
-    as P3's."""
+    """Pick seat P3 under 'Take a seat yourself' with a name, answer every question the page
+    asks (statements typed, votes by clicking an option's button, under a countdown of the
+    person's own time) until the match ends; the record shows the person's statements as P3's
+    and names the seat after the person."""
     from playwright.sync_api import expect
 
     page.goto(arena_url, wait_until="domcontentloaded")
+    expect(page.locator("#human-reply")).to_be_hidden()  # no reply box without a person in a seat
     page.locator("#my-seat input").click()
     page.get_by_role("option", name="P3", exact=True).click()
     expect(page.locator("#my-seat input")).to_have_value("P3")
+    page.locator("#human-name input, #human-name textarea").first.fill("Ada\u202e Lovelace")
     page.locator("#start-match").click()
-    status, prompt = page.locator("#play-status"), page.locator("#human-prompt")
+    status = page.locator("#play-status")
     reply = page.locator("#human-reply textarea, #human-reply input").first
     said: list[str] = []
-    answered = 0
+    answered = voted = 0
     while True:
         # either the page asks P3 something or the match is over (both may show at once)
         question = page.wait_for_function(ASKED_OR_FINISHED, timeout=WAIT).json_value()
         if question == "FINISHED":
             break
         assert "Your turn, P3." in question and "Your secret word is" in question
+        assert re.search(r"⏳ \d+:\d\d left", question), question  # the person's own countdown
+        assert "You have 180 s" in question  # their limit (ARENA_HUMAN_SECONDS), not the game's
+        before = page.evaluate(QUESTION_TEXT)
         options = re.search(r"Options:\s*(P\d+)", question)
-        if options:  # a vote: name the first player offered
-            text = options.group(1)
+        if options:  # a vote: click the button of the first player offered
+            if voted == 0:
+                expect(page.locator("#human-choices button", has_text=options.group(1)).first).to_be_visible()
+                screenshot(page, "human-vote", docs=True, full_page=False)
+            # found and clicked in one step in the page: the live updates re-draw the buttons
+            clicked = page.wait_for_function(CLICK_CHOICE, arg=options.group(1), timeout=WAIT).json_value()
+            if clicked == "gone":  # a live update drawn before the last reply: ask the page again
+                continue
+            voted += 1
         else:
             text = f"Visitor clue number {len(said) + 1}: people talk about it at home."
             said.append(text)
-        before = prompt.text_content()
-        reply.fill(text)
-        page.locator("#send-reply").click()
+            expect(reply).to_be_visible()
+            reply.fill(text)
+            page.locator("#send-reply").click()
         # the page moves on: 'Sent.', then the next question or nothing
-        page.wait_for_function("([sel, prev]) => document.querySelector(sel).textContent !== prev",
-                               arg=["#human-prompt", before], timeout=WAIT)
+        page.wait_for_function(MOVED_ON, arg=before, timeout=WAIT)
         answered += 1
         assert answered < 20, "the page kept asking"
     assert said, "P3 was never asked to speak"
@@ -227,8 +338,12 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
     transcript = page.locator("#live-transcript")
     expect(transcript).to_contain_text(said[0])
     expect(transcript).to_contain_text("Game over")
-    expect(page.locator("#play-result")).to_contain_text("you (")
-    screenshot(page, "human-seat")
+    result = page.locator("#play-result")
+    assert voted, "P3 never voted"
+    expect(result).to_contain_text("Ada Lovelace (person)")  # cleaned: no bidi override
+    expect(result).not_to_contain_text("ip:")
+    expect(page.locator("#human-reply")).to_be_hidden()  # gone with the match
+    screenshot(page, "human-seat", docs=True)
     assert "Traceback" not in page.locator("body").inner_text()
 
 
@@ -244,13 +359,16 @@ def test_an_avalon_replay_shows_its_panels_and_a_seats_private_knowledge(page, a
     match_id = listed[0]["id"]
     page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
     expect(page.locator("#replay-header")).to_contain_text("Avalon")
-    expect(page.locator("#replay-header")).to_contain_text("merlin")  # spectators see the roles
+    expect(page.locator("#replay-result")).not_to_contain_text("merlin")  # hidden until asked for
+    page.locator("#show-result input").check()
+    expect(page.locator("#replay-result")).to_contain_text("merlin")  # spectators see the roles
     panels = page.locator("#panels-avalon")
     expect(panels).to_be_visible()
     expect(page.locator("#panels-spy")).to_be_hidden()
     expect(panels).to_contain_text("Quest track")
     expect(panels).to_contain_text("Proposals and votes")
     transcript = page.locator("#replay-transcript")
+    page.locator("#step-last").click()
     expect(transcript).to_contain_text("proposes")
     screenshot(page, "avalon-watch")
     page.locator("#replay-view").get_by_text("P1", exact=True).click()
@@ -283,11 +401,10 @@ def test_a_visitor_takes_an_avalon_seat_and_plays_a_turn(page, arena_url):
         text = ", ".join(dict.fromkeys(options))[: 4 * int(team.group(1)) if team else 2]
     else:
         text = "I would start with a small team of people who spoke plainly."
-    before = page.locator("#human-prompt").text_content()
+    before = page.evaluate(QUESTION_TEXT)
     page.locator("#human-reply textarea, #human-reply input").first.fill(text)
     page.locator("#send-reply").click()
-    page.wait_for_function("([sel, prev]) => document.querySelector(sel).textContent !== prev",
-                           arg=["#human-prompt", before], timeout=WAIT)
+    page.wait_for_function(MOVED_ON, arg=before, timeout=WAIT)
     expect(page.locator("#live-transcript")).to_contain_text("P2")
     screenshot(page, "avalon-human-seat")
     page.locator("#stop-match").click()
@@ -327,7 +444,9 @@ def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page
     match_id = listed[0]["id"]
     page.goto(f"{arena_url}?match={match_id}", wait_until="domcontentloaded")
     expect(page.locator("#replay-header")).to_contain_text("Murder mystery")
-    expect(page.locator("#replay-header")).to_contain_text("murderer")
+    page.locator("#show-result input").check()
+    expect(page.locator("#replay-result")).to_contain_text("murderer")
+    expect(page.locator("#replay-result")).to_contain_text("innocents named the murderer")
     expect(page.locator("#panels-mystery")).to_be_visible()
     expect(page.locator("#panels-avalon")).to_be_hidden()
     screenshot(page, "mystery-watch")
@@ -338,6 +457,8 @@ def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page
     page.locator("#replay-view").get_by_text(first, exact=True).click()
     transcript = page.locator("#replay-transcript")
     expect(page.locator("#replay-position")).to_contain_text(f"what {first} saw")
+    page.locator("#step-last").click()
+    expect(page.locator("#replay-position")).to_contain_text(re.compile(r"Step (\d+) / \1\b"))
     own = scripts[first]["text"].split(".")[0]
     other = (scripts[second]["data"].get("document") or {}).get("text", "")[:60]
     expect(transcript).to_contain_text(own)

@@ -54,3 +54,39 @@ def test_an_unanswered_question_closes_when_the_time_limit_cancels_it():
 def test_a_human_seat_cannot_be_called_outside_the_arena_page():
     with pytest.raises(RuntimeError, match="arena page"):
         HumanAgent().act(observation())
+
+
+def test_a_person_who_runs_out_of_time_is_told_their_own_limit_not_the_games():
+    """A seat with its own limit (a person's) times out on it; the foul quotes that limit, and
+    the call record keeps it so the match replays to the same events."""
+    from space_app.games import get_game
+    from space_app.runner import SeatAgent, call_agent
+
+    game = get_game("spy").make(4, seed=1, settings={"seconds": 30})
+    request = next(r for r in game.pending() if r.observation.verb == "speak")
+    outcome, record = asyncio.run(call_agent(HumanAgent("you"), request, seconds=0.05))
+    assert outcome.status == "timeout" and outcome.seconds == 0.05
+    assert record.data["seconds"] == 0.05 and "0.05 s" in record.data["detail"]
+    game.submit([outcome])
+    foul = next(e for e in game.events if e.kind == "foul")
+    assert "within 0.05 s" in foul.data["reason"] and "30 s" not in foul.text
+    assert SeatAgent(HumanAgent("you"), "human", seconds=0.05).seconds == 0.05
+
+
+def test_the_open_question_counts_down_from_the_seats_own_limit():
+    human = HumanAgent("you")
+    assert human.seconds_left() is None
+    obs = observation().model_copy(update={"limits": observation().limits.model_copy(update={"seconds": 180})})
+
+    async def go() -> float | None:
+        asking = asyncio.create_task(human.aact(obs))
+        while human.waiting is None:
+            await asyncio.sleep(0)
+        left = human.seconds_left()
+        human.submit("done")
+        await asking
+        return left
+
+    left = asyncio.run(go())
+    assert left is not None and 179 < left <= 180
+    assert human.seconds_left() is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 from sdk import Agent, Observation, Reply
 
@@ -18,6 +19,7 @@ class HumanAgent(Agent):
         super().__init__(name)
         self._lock = threading.Lock()
         self.waiting: Observation | None = None
+        self.asked_at = 0.0  # monotonic time the open question was asked (the page's countdown)
         self._future: asyncio.Future[str] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -26,12 +28,21 @@ class HumanAgent(Agent):
         future: asyncio.Future[str] = loop.create_future()
         with self._lock:
             self.waiting, self._future, self._loop = obs, future, loop
+            self.asked_at = time.monotonic()
         try:
             return Reply(text=await future)
         finally:
             with self._lock:
                 if self._future is future:  # a timeout, or never answered
                     self.waiting, self._future = None, None
+
+    def seconds_left(self) -> float | None:
+        """Time left on the open question (its limit is the seat's own), or None when none is open."""
+        with self._lock:
+            obs = self.waiting
+            if obs is None:
+                return None
+            return max(0.0, obs.limits.seconds - (time.monotonic() - self.asked_at))
 
     def act(self, obs: Observation) -> Reply:
         raise RuntimeError("a human seat can only be played through the arena page")

@@ -77,6 +77,9 @@ class Outcome:
     # the agent's private notes on this reply (bounded JSON), for games that record them where
     # only this seat and spectators see them; None when it gave none
     notes: dict[str, Any] | None = None
+    # the seat's own time limit when it had one (a person), else None: a timeout is then
+    # told with the limit that seat was given, not the game's
+    seconds: float | None = None
 
     @property
     def ok(self) -> bool:

@@ -201,6 +201,18 @@ class GameSpec:
     deal: Callable[[list[str], int, Any], list[str]] | None = None
     # the game's own results page (store -> ResultsPage), shown on the Results tab; None: none
     results: Callable[[Any], ResultsPage] | None = None
+    # a finished match -> one line on why its winner won (e.g. "the spy P3 was voted out in
+    # round 2"), shown with the result; None: the result shows only the winner
+    why_won: Callable[[MatchRecord], str] | None = None
+
+    def explain_win(self, match: MatchRecord) -> str:
+        """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
+        if self.why_won is None or match.get("status") != "finished" or not match.get("result"):
+            return ""
+        try:
+            return self.why_won(match)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return ""  # an older record without what the hook reads: the winner alone still shows
 
     @property
     def record_roles(self) -> tuple[str, ...]:

@@ -19,6 +19,25 @@ CSS = """
 .da-secret {color: #8e44ad;}
 .da-reason {color: #c0392b; font-size: 0.9em;}
 .da-prompt {border-left: 4px solid #e67e22; padding-left: 10px;}
+.da-spoiler summary {cursor: pointer;}
+.da-countdown {float: right; font-weight: 600; font-variant-numeric: tabular-nums;}
+.da-urgent {color: #c0392b;}
+#human-choices {flex-wrap: wrap; gap: 6px;}
+#human-choices button {flex: 0 1 auto;}
+/* tables: words wrap between words, never mid-word; only long ids may break anywhere, and a
+   table wider than the screen scrolls sideways instead of squeezing its columns */
+.da-table table, .prose table {display: block; overflow-x: auto;}
+.da-table td, .da-table th, .prose td, .prose th {word-break: normal; overflow-wrap: normal;}
+.da-table code, .prose td code {overflow-wrap: anywhere;}
+.table-wrap td, .table-wrap th {word-break: normal !important; overflow-wrap: normal !important;}
+@media (max-width: 767px) {
+  /* a phone: the game and its live transcript before the setup and seat selectors */
+  #play-layout {flex-direction: column;}
+  #play-game-column {order: -1;}
+  #replay-controls {flex-wrap: wrap; gap: 6px;}
+  #replay-controls > button {flex: 1 1 28%; min-width: 0 !important;}
+  .da-transcript {max-height: 60vh;}
+}
 """
 
 THEME = gr.themes.Soft(primary_hue="orange", secondary_hue="slate")

@@ -170,7 +170,8 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
                               y=label, color="agent", title=f"{label.replace('_', ' ').capitalize()} over games",
                               x_title="seats played", y_title=label.replace("_", " "))
         roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
-                           y="win rate", color="role", title="Win rate by role", y_lim=[0, 1])
+                           y="win rate", color="role", title="Win rate by role", y_lim=[0, 1],
+                           x_label_angle=-40, elem_id="role-plot")  # angled: many agents' labels stay apart
     charted = charted_study(default)
     with gr.Row(visible=charted is not None):
         study = gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",

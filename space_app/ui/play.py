@@ -9,11 +9,13 @@ from typing import Any
 
 import gradio as gr
 
+from sdk import Observation
+
 from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..games import GAMES, get_game
 from ..runner import SeatAgent
-from ..safe_text import markdown_text
+from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .common import signed_in, visitor_of
 from .replay import result_markdown, transcript_html, visible
@@ -32,20 +34,52 @@ def _seed(value: str | float | None) -> int | None:
         return abs(hash(text)) % (2**31)  # a word is a fine seed too
 
 
+def _countdown(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    whole = int(seconds + 0.999)  # 0.2 s left still reads 0:01: the turn is not over yet
+    urgent = " da-urgent" if whole <= 15 else ""
+    return f"<span class='da-countdown{urgent}' id='human-countdown'>⏳ {whole // 60}:{whole % 60:02d} left</span>"
+
+
 def _prompt_markdown(human: HumanAgent | None) -> str:
+    """The open question with the person's own countdown (re-drawn with every live update)."""
     obs = human.waiting if human else None
     if obs is None:
         return ""
-    lines = [f"<div class='da-prompt'><b>Your turn, {html.escape(obs.you)}.</b> "
+    lines = [f"<div class='da-prompt'>{_countdown(human.seconds_left())} <b>Your turn, {html.escape(obs.you)}.</b> "
              f"{html.escape(obs.private.text)}<br>{html.escape(obs.instruction)}"]
     if obs.options:
         lines.append(f"<br>Options: <code>{html.escape(', '.join(obs.options))}</code>"
                      + (" or <code>abstain</code>" if obs.allow_abstain else ""))
-    lines.append(f"<br><small>You have {obs.limits.seconds:g} s.</small></div>")
+    how = "Click your choice below, or type it" if choices_of(obs) else "Type your reply below"
+    lines.append(f"<br><small>{how}. You have {obs.limits.seconds:g} s for this turn.</small></div>")
     return "".join(lines)
 
 
+def choices_of(obs: Observation | None) -> list[str]:
+    """One button per option when the question is a single choice (a vote, a one-pick answer)."""
+    if obs is None or not obs.options or obs.pick != 1 or obs.verb not in ("vote", "answer"):
+        return []
+    return [*obs.options, *(["abstain"] if obs.allow_abstain else [])][:MAX_CHOICES]
+
+
+def choice_updates(obs: Observation | None) -> list[Any]:
+    choices = choices_of(obs)
+    return [gr.update(value=choices[i], visible=True) if i < len(choices) else gr.update(visible=False)
+            for i in range(MAX_CHOICES)]
+
+
+def display_name(request: gr.Request | None, nickname: str) -> str:
+    """Who sits in the seat, as the transcript and the record name them: the signed-in name
+    on a Space, else the nickname typed in (one clean line, short), else 'guest'."""
+    user = getattr(request, "username", None) if request is not None else None
+    return f"{clean_name(user or nickname, NAME_LIMIT) or 'guest'} (person)"
+
+
 MAX_SEATS = 12  # seat slots on the page (the run handler names each one)
+MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
+NAME_LIMIT = 24
 assert all(spec.max_players <= MAX_SEATS for spec in GAMES.values()), "the Play tab needs more seat slots"
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
@@ -74,8 +108,9 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
 def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     default_names = default.seat_names(default.default_players)
-    with gr.Row():
-        with gr.Column(scale=2):
+    # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
+    with gr.Row(elem_id="play-layout"):
+        with gr.Column(scale=2, elem_id="play-setup"):
             game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
                                label="Game", elem_id="play-game")
             with gr.Row():
@@ -84,7 +119,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                   placeholder="random")
             players = gr.Slider(default.min_players, default.max_players, value=default.default_players, step=1,
                                 label="Players", elem_id="play-players")
-            with gr.Group():
+            with gr.Row():
+                my_seat = gr.Dropdown(choices=[WATCH_ONLY, *default_names], value=WATCH_ONLY,
+                                      label="Take a seat yourself", elem_id="my-seat")
+                nickname = gr.Textbox(label="Your name", placeholder="shown to the others", max_length=NAME_LIMIT,
+                                      info="On the Space, your signed-in name", elem_id="human-name")
+            with gr.Row():
+                start = gr.Button("Start match", variant="primary", elem_id="start-match", scale=3)
+                stop = gr.Button("Stop", variant="stop", elem_id="stop-match", scale=1)
+            with gr.Accordion("Who plays each seat", open=True, elem_id="seat-box"):
                 initial = seat_updates(api, default.id, default.default_players)
                 for i in range(MAX_SEATS):
                     props = initial[i]
@@ -92,16 +135,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                      label=props.get("label", f"Seat {i + 1}"), visible=props.get("visible", False),
                                      allow_custom_value=False, elem_id=f"seat-{i}")
                     seat_dropdowns.append(dd)
-            my_seat = gr.Dropdown(choices=[WATCH_ONLY, *default_names], value=WATCH_ONLY,
-                                  label="Take a seat yourself", elem_id="my-seat")
-            with gr.Row():
-                start = gr.Button("Start match", variant="primary", elem_id="start-match", scale=3)
-                stop = gr.Button("Stop", variant="stop", elem_id="stop-match", scale=1)
-        with gr.Column(scale=3):
+        with gr.Column(scale=3, elem_id="play-game-column"):
             status = gr.Markdown("Pick the seats and press **Start match**.", elem_id="play-status")
             transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
             prompt = gr.HTML("", elem_id="human-prompt")
-            with gr.Row():
+            with gr.Row(visible=False, elem_id="human-choices") as choice_row:
+                choice_buttons = [gr.Button("", visible=False, size="sm", min_width=60, elem_id=f"choice-{i}")
+                                  for i in range(MAX_CHOICES)]
+            # the reply box only while a person plays (hidden for matches between agents)
+            with gr.Row(visible=False, elem_id="human-reply-row") as reply_row:
                 reply = gr.Textbox(label="Your reply", placeholder="Your statement, or the player you vote for",
                                    scale=4, max_lines=3, max_length=400, elem_id="human-reply")
                 send = gr.Button("Send", scale=1, elem_id="send-reply")
@@ -122,10 +164,23 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
     players.release(reshape, [game, players, *seat_dropdowns], [players, my_seat, *seat_dropdowns],
                     api_visibility="private")
 
+    def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
+              choices: list[Any] | None = None, live: bool = False) -> tuple:
+        """One update of the live area: status, transcript, question, result, the person's
+        reply box (left as it is while `live`), and the choice buttons (None: left as they are)."""
+        buttons = choices if choices is not None else [gr.skip()] * MAX_CHOICES
+        shown = person and choices is not None and any(u.get("visible") for u in choices)
+        row = gr.update(visible=shown) if choices is not None else gr.skip()
+        reply_box = gr.skip() if live else gr.update(visible=person)
+        return (head, html_transcript, asked, outcome, reply_box, row, *buttons)
+
+    def closed(head: str, html_transcript: str, outcome: str = "") -> tuple:
+        return frame(head, html_transcript, "", outcome, False, choice_updates(None))
+
     # the seats are named parameters: Gradio cannot inject `request` after `*args`
-    async def run(game_id: str, lang: str, seed_value: str, n_players: float, mine: str, s1: str, s2: str,
-                  s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str, s12: str,
-                  request: gr.Request):
+    async def run(game_id: str, lang: str, seed_value: str, n_players: float, mine: str, name: str, s1: str,
+                  s2: str, s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str,
+                  s12: str, request: gr.Request):
         spec = get_game(game_id)
         n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
         chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
@@ -138,12 +193,12 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                             tag=HUMAN if person else VISITOR)
         except ApiError as exc:
-            yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
+            yield closed(f"⚠️ {markdown_text(exc)}", transcript_html([]))
             return
         human = None
         extra: dict[str, SeatAgent] = {}
         if person:
-            human = HumanAgent(name=f"you ({visitor.split(':', 1)[-1][:12]})")
+            human = HumanAgent(name=display_name(request, name))
             HUMANS[request.session_hash or visitor] = human
             extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
         queue: asyncio.Queue = asyncio.Queue()
@@ -158,7 +213,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
         names = dict(zip(spec.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
-        yield "⏳ Starting…", transcript_html([]), "", ""
+        yield frame("⏳ Starting…", transcript_html([]), person=human is not None, choices=choice_updates(None))
+        asked: Observation | None = None  # the question the buttons show
+        frames = 0
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
@@ -171,32 +228,40 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                     getter.cancel()
                 public = [e for e in visible(events, seat_view)
                           if seat_view is not None or e["visible_to"] is None]
-                head = f"🔴 Live — match `{match_id}`"
-                yield head, transcript_html(public, names), _prompt_markdown(human), ""
+                waiting = human.waiting if human else None
+                # the buttons are re-sent when the question changes, and every few updates in
+                # case the page skipped one; not every half second: a re-drawn button moves
+                # under the pointer
+                frames += 1
+                buttons = choice_updates(waiting) if waiting is not asked or frames % 4 == 0 else None
+                asked = waiting
+                yield frame(f"🔴 Live — match `{match_id}`", transcript_html(public, names), _prompt_markdown(human),
+                            person=human is not None, choices=buttons, live=True)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
         except ApiError as exc:
-            yield f"⚠️ {markdown_text(exc)}", transcript_html([]), "", ""
+            yield closed(f"⚠️ {markdown_text(exc)}", transcript_html([]))
             return
         finally:
             LIVE.pop(session, None)
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
         if outcome["status"] == "aborted":
-            yield (f"⏹ Stopped — match `{match_id}`: {markdown_text(outcome['error'])}",
-                   transcript_html(visible(api.get_match(match_id)["events"], seat_view), names), "", "")
+            yield closed(f"⏹ Stopped — match `{match_id}`: {markdown_text(outcome['error'])}",
+                         transcript_html(visible(api.get_match(match_id)["events"], seat_view), names))
             return
         match = api.store.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
         final_events = visible(match["events"], seat_view)
         link = f"?match={outcome['match_id']}"
-        yield (f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
-               transcript_html(final_events, names), "", result_markdown(match, spec.view.result_columns))
+        yield closed(f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
+                     transcript_html(final_events, names),
+                     result_markdown(match, spec.view.result_columns, why=spec.explain_win(match)))
 
-    start.click(run, [game, language, seed, players, my_seat, *seat_dropdowns],
-                [status, transcript, prompt, result], concurrency_limit=None,
-                api_visibility="private")
+    live_outputs = [status, transcript, prompt, result, reply_row, choice_row, *choice_buttons]
+    start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
+                concurrency_limit=None, api_visibility="private")
 
     def stop_match(request: gr.Request) -> str:
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
@@ -218,6 +283,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
 
     send.click(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
     reply.submit(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    for button in choice_buttons:  # a button's value is its option: clicking sends that choice
+        button.click(send_reply, [button], [reply, prompt], concurrency_limit=None, api_visibility="private")
+
     def refresh(game_id: str, n: float, *current: str):
         """Newly registered agents appear in the dropdowns (those that play this game)."""
         return seat_updates(api, game_id, n, list(current))

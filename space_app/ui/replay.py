@@ -68,7 +68,7 @@ def markers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _line(e: dict[str, Any], names: dict[str, str]) -> str:
+def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False) -> str:
     icon = KIND_ICONS.get(e["kind"], "•")
     actor = e["actor"]
     who = f"<b>{html_text(actor)}</b>" + (
@@ -79,6 +79,10 @@ def _line(e: dict[str, Any], names: dict[str, str]) -> str:
         return f"<div class='{cls}'>{icon} {who}: {text}</div>"
     if e["kind"] == "round_start":
         return f"<div class='{cls}'><h4>{icon} {text}</h4></div>"
+    if e["kind"] == "setup" and fold_setup:
+        # the spectators' hidden truth (who the spy is) folded away: a replay must not spoil itself
+        return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} <i>Hidden setup, spectators "
+                f"only: it gives the game away (click to show)</i></summary><i>{text}</i></details>")
     if e["kind"] in ("private", "setup", "withheld_statement"):
         label = f"(only {who} saw this) " if e["kind"] == "private" else "(spectators only) "
         return f"<div class='{cls} da-secret'>{icon} <i>{label}{text}</i></div>"
@@ -88,23 +92,28 @@ def _line(e: dict[str, Any], names: dict[str, str]) -> str:
 
 
 def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None = None,
-                    upto: int | None = None) -> str:
-    """HTML transcript of `events` (already filtered for a view), up to step `upto`."""
+                    upto: int | None = None, fold_setup: bool = False) -> str:
+    """HTML transcript of `events` (already filtered for a view), up to step `upto`;
+    `fold_setup` folds the spectators' hidden setup into a click-to-show line."""
     shown = events if upto is None else events[: upto + 1]
-    body = "\n".join(_line(e, names or {}) for e in shown)
+    body = "\n".join(_line(e, names or {}, fold_setup) for e in shown)
     # column-reverse keeps the newest line in view without any script
     return (f"<div class='da-transcript'><div class='da-transcript-inner'>"
             f"{body or '<i>No events yet.</i>'}</div></div>")
 
 
-def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),)) -> str:
-    """The result table: seat, agent, the game's own columns (e.g. role, word), score."""
+def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),),
+                    why: str = "") -> str:
+    """The result table: the winner and why (the game's one line), then seat, agent, the
+    game's own columns (e.g. role, word), score."""
     result = match.get("result") or {}
     names = {s["seat"]: s["agent_name"] for s in match.get("seats", [])}
     if match.get("status") != "finished" or not result:
         reason = match.get("error") or "the match did not finish"
         return f"**Status: {markdown_text(match.get('status'))}** — {markdown_text(reason)}"
-    lines = [f"**Winner: {markdown_text(result.get('winner'))}** · match `{match['id']}` · seed {match['seed']}", "",
+    because = f" — {markdown_text(why)}" if why else ""
+    lines = [f"**Winner: {markdown_text(result.get('winner'))}**{because} · match `{match['id']}` · "
+             f"seed {match['seed']}", "",
              "| seat | agent | " + " | ".join(markdown_text(label) for label, _ in columns) + " | score |",
              "|---|---|" + "---|" * len(columns) + "---|"]
     for seat, pts in (result.get("scores") or {}).items():

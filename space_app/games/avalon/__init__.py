@@ -17,7 +17,7 @@ from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .metrics import history, records, row
 from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
-from .view import VIEW
+from .view import VIEW, why_won
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -80,6 +80,7 @@ SPEC = register(GameSpec(
                  "evil (each side's own strength learned apart). Per-side columns count seats. Click a column "
                  "header to sort.",
     view=VIEW,
+    why_won=why_won,
     history=history,
     history_label="win_rate",
     rules_doc=DOCS / "rules-avalon.md",

@@ -134,3 +134,20 @@ VIEW = ReplayView(
             Panel("End-of-game quizzes (intentions: summarise, guess; sides: deduce)", quizzes_table,
                   columns=QUIZ_COLUMNS)),
     result_columns=(("role", "roles"), ("side", "sides")))
+
+
+def why_won(match: dict[str, Any]) -> str:
+    """One line on why the winner won, from the stored result (the rule that decided it)."""
+    result = match.get("result") or {}
+    hit = result.get("assassination") or {}
+    played = int(result.get("good_wins") or 0) + int(result.get("evil_wins") or 0)
+    survived = (f"the Assassin {hit['assassin']} named {hit.get('target') or 'nobody'}, not Merlin "
+                f"({hit.get('merlin', '?')})" if hit.get("assassin") else "Merlin was not named")
+    reasons = {
+        "five_rejections": "Five team proposals in a row were rejected.",
+        "three_fails": f"Three of the {played} quests played failed.",
+        "merlin_assassinated": f"Three quests succeeded, but the Assassin {hit.get('assassin', '?')} named "
+                               f"Merlin ({hit.get('merlin') or hit.get('target') or '?'}).",
+        "merlin_survived": f"Three quests succeeded and {survived}.",
+    }
+    return reasons.get(result.get("reason") or "", "")

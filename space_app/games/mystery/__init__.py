@@ -33,7 +33,7 @@ from .metrics import history, records, row
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
 from .validate import main as validate_main
-from .view import VIEW
+from .view import VIEW, why_won
 from .whodunit import main as import_whodunit_main
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -111,6 +111,7 @@ SPEC = register(GameSpec(
                  "faction's own strength learned apart). Per-faction columns count seats; a draw is won by nobody. "
                  "Click a column header to sort.",
     view=VIEW,
+    why_won=why_won,
     history=history,
     history_label="win_rate",
     rules_doc=DOCS / "rules-mystery.md",

@@ -103,3 +103,18 @@ VIEW = ReplayView(
                   x_title="character", y_title="final votes"),
             Panel("Image clues", image_clues, columns=IMAGE_COLUMNS)),
     result_columns=(("role", "roles"), ("side", "sides")))
+
+
+def why_won(match: dict[str, Any]) -> str:
+    """One line on why the winner won: how many innocents named the murderer in the final vote."""
+    result = match.get("result") or {}
+    murderer = result.get("murderer") or "?"
+    votes = result.get("votes") or {}
+    innocents = len([s for s in votes if s != murderer]) or max(0, len(result.get("scores") or {}) - 1)
+    named = int(result.get("named") or 0)
+    counted = f"{named} of {innocents} innocents named the murderer, {murderer}"
+    if result.get("winner") == "innocents":
+        return f"{counted}: a strict majority."
+    if result.get("winner") == "draw":
+        return f"{counted}: exactly half, a draw."
+    return f"Only {counted}: no majority, so the murderer got away."

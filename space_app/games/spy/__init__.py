@@ -27,7 +27,7 @@ from .studies import (
     newest_reasoning,
     reasoning,
 )
-from .view import VIEW
+from .view import VIEW, why_won
 from .words import WordPair, load_builtin_pairs, load_pairs
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -87,6 +87,7 @@ SPEC = register(GameSpec(
                  "civilians). WiS's ranking score is kept, with the per-seat average beside it. Click a column "
                  "header to sort.",
     view=VIEW,
+    why_won=why_won,
     history=history,
     history_label="ranking_score",
     rules_doc=DOCS / "rules-spy.md",

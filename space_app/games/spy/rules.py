@@ -240,7 +240,8 @@ class SpyGame(Game):
         reason = ""
         if not outcome.ok:
             # public text stays generic; the agent's error detail lives in the call record
-            reason = (f"no statement within {self.settings.seconds:g} s" if outcome.status == "timeout"
+            seconds = outcome.seconds or self.settings.seconds  # a person's own limit, not the game's
+            reason = (f"no statement within {seconds:g} s" if outcome.status == "timeout"
                       else "no statement (the agent failed)")
         elif not normalise_statement(text):
             reason = "empty statement"

@@ -21,19 +21,54 @@ def rounds_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.Da
     return pd.DataFrame(rows, columns=["round", "seat", "statement"])
 
 
+VOTE_COLUMNS = ("round · target", "round", "voter", "target", "votes")
+
+
 def votes_frame(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
-    """Who voted for whom, per round (abstentions as 'abstain')."""
+    """Who voted for whom: one bar per round and target ("R1 · P3", so each round is its own
+    group of bars rather than every round stacked on one bar), split by voter; abstentions
+    as 'abstain'."""
     import pandas as pd
 
     shown = events if upto is None else events[: upto + 1]
-    rows = [{"round": f"round {e['round']}", "voter": e["actor"],
-             "target": (e.get("data") or {}).get("target") or "abstain", "votes": 1}
-            for e in shown if e["kind"] == "vote"]
-    return pd.DataFrame(rows, columns=["round", "voter", "target", "votes"])
+    rows = []
+    for e in shown:
+        if e["kind"] == "vote":
+            target = (e.get("data") or {}).get("target") or "abstain"
+            rows.append({"round · target": f"R{e['round']} · {target}", "round": e["round"], "voter": e["actor"],
+                         "target": target, "votes": 1})
+    if rows:
+        # a zero row per seat: the chart fixes its colours on the first votes it draws, so
+        # every voter must be in them (else later voters' bars are never drawn)
+        rows = [{**rows[0], "voter": seat, "votes": 0} for seat in _seats(events)] + rows
+    return pd.DataFrame(rows, columns=list(VOTE_COLUMNS))
+
+
+def _seats(events: list[dict[str, Any]]) -> list[str]:
+    start = next((e for e in events if e["kind"] == "start"), None)
+    return list((start.get("data") or {}).get("seats") or []) if start else []
 
 
 VIEW = ReplayView(
-    panels=(Panel("Who voted for whom", votes_frame, kind="bar", columns=("round", "voter", "target", "votes"),
-                  x="target", y="votes", color="voter", x_title="voted for", y_title="votes"),
+    panels=(Panel("Who voted for whom, round by round", votes_frame, kind="bar", columns=VOTE_COLUMNS,
+                  x="round · target", y="votes", color="voter", x_title="round · voted for", y_title="votes"),
             Panel("Statements by round", rounds_table, columns=("round", "seat", "statement"))),
     result_columns=(("role", "roles"), ("word", "words")))
+
+
+def why_won(match: dict[str, Any]) -> str:
+    """One line on why the winner won, from the stored result and events."""
+    result = match.get("result") or {}
+    spy = result.get("spy") or next((s for s, r in (result.get("roles") or {}).items() if r == "spy"), "?")
+    out_round = (result.get("eliminated_round") or {}).get(spy)
+    if out_round is not None:
+        how = next(((e.get("data") or {}).get("reason") for e in match.get("events", [])
+                    if e["kind"] == "elimination" and e["actor"] == spy), "vote")
+        verb = "was eliminated for a foul" if how == "foul" else "was voted out"
+        return f"The spy {spy} {verb} in round {out_round}."
+    rounds = result.get("rounds_played")
+    settings = match.get("settings") or {}
+    survivors = len(result.get("scores") or {}) - len(result.get("eliminated_round") or {})
+    if survivors < int(settings.get("min_survivors", 3)):
+        return f"The spy {spy} survived until only {survivors} players were left."
+    return f"The spy {spy} survived all {rounds} rounds." if rounds else f"The spy {spy} was never voted out."
