@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -206,9 +207,14 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     names = list(spec.studies) if args.study == "all" else [args.study]
     for name in names:
         study = spec.studies[name]
-        rows = arena.run_in_own_loop(study.run(arena, base=args.base, games=args.games, seed=args.seed,
-                                               settings=_settings(args) or None, concurrency=args.concurrency))
-        say(f"\n{study.title} (base agent {args.base}, {args.games} games per condition)")
+        base = args.base or inspect.signature(study.run).parameters["base"].default
+        extra = {"judge": args.judge} if args.judge else {}  # only studies that take an LLM judge
+        if extra and "judge" not in inspect.signature(study.run).parameters:
+            raise ValueError(f"{spec.id} study {name!r} takes no --judge")
+        rows = arena.run_in_own_loop(study.run(arena, base=base, games=args.games, seed=args.seed,
+                                               settings=_settings(args) or None, concurrency=args.concurrency,
+                                               **extra))
+        say(f"\n{study.title} (base agent {base}, {args.games} games per condition)")
         say("\n".join(study_report(study, rows, seed=args.seed)))
     return 0
 
@@ -227,8 +233,8 @@ def study_report(study: Any, rows: list[dict[str, Any]], seed: int) -> list[str]
         out.append(f"    matches: {' '.join(ids)}" if ids else "    matches: none")
     out.append("")
     out.append(render([{c: figure(r, c) for c in study.columns} for r in rows], study.columns))
-    out.append("Figures: value [95% interval] n=…; Wilson for rates, a seeded bootstrap over seats for mean "
-               "scores. Every match: python -m space_app export --tag TAG.")
+    out.append("Figures: value [95% interval] n=…; Wilson for rates, a seeded bootstrap for means (over what "
+               "the study names: seats, answers, statements). Every match: python -m space_app export --tag TAG.")
     return out
 
 
@@ -420,12 +426,15 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("experiment", help="run a game's studies and print their tables")
     x.add_argument("study", choices=[*studies, "all"])
     x.add_argument("--game", default="spy", choices=sorted(GAMES), help="whose studies (default spy)")
-    x.add_argument("--base", default="house:heuristic")
+    x.add_argument("--base", default=None, help="the agent every seat plays (default: the study's own, e.g. "
+                   "house:heuristic for spy, house:smollm2 for avalon's intentions)")
     x.add_argument("--games", type=int, default=50, help="games per condition")
     x.add_argument("--seed", type=int, default=0)
     add_setting_args(x)
     x.add_argument("--concurrency", type=int, default=8,
                    help="matches in flight (1 for a local model that runs one call at a time)")
+    x.add_argument("--judge", default="", help="an agent spec whose model judges the matches (studies that "
+                   "take an LLM judge, e.g. avalon's intentions: --judge house:smollm2)")
     x.set_defaults(func=cmd_experiment)
 
     v = sub.add_parser("verify", help="replay stored matches through their game and check every event")

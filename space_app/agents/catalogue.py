@@ -46,7 +46,8 @@ def house_games(name: str) -> tuple[str, ...]:
     games = [g.id for g in GAMES.values() if name in g.house_agents]
     if name in suite_house_agents():
         built = suite_house_agents()[name][1]
-        games += [g for g in getattr(built, "games", suite_games()) if g not in games]
+        # a suite agent that names no games answers every suite's questions
+        games += [g for g in getattr(built, "games", ()) or suite_games() if g not in games]
     return tuple(games)
 
 

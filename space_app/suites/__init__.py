@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..games import GAMES
-from .baselines import GuessAgent
+from .baselines import GuessAgent, OverlapAgent
 from .reference import cot_local, direct_local, limp_local
 from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
 
@@ -24,6 +24,7 @@ register(SuiteSource(
     regenerate="python -m space_app.suites.tom_household --out space_app/suites/data/tom_household.jsonl",
     house_agents={
         "house:guess": (GuessAgent.description, GuessAgent),
+        "house:overlap": (OverlapAgent.description, OverlapAgent),
         "house:direct-local": ("The embedded model asked for the letter directly.", direct_local),
         "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
         "house:limp-local": ("Inverse planning: how likely each step is under each option, from the embedded "

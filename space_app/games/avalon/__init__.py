@@ -12,12 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..registry import register
-from ..spec import GameSpec, HouseAgent, MetricColumn
+from ..spec import GameSpec, HouseAgent, MetricColumn, QuizSet, Study
+from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
+from .exemplar import exemplar_agent
 from .metrics import history, records, row
 from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
 from .view import VIEW, why_won
+from .wrappers import intention_guided
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -94,8 +97,23 @@ SPEC = register(GameSpec(
             "Intention-guided play on the embedded SmolLM2 model: selects intentions from the catalogue, thinks, "
             "speaks, rereads its speech as the others will and refines it (slow: two model calls a statement).",
             intent_local_agent, random_fill=False),
+        "house:avalon-scripted-model": HouseAgent(
+            "A scripted stand-in for a model (no model, offline): its statements are built from the intentions it "
+            "picks; for offline runs of the intention study (house:avalon-scripted-model+intentions) and quizzes.",
+            exemplar_agent, random_fill=False),
     },
     demo_agents=("house:avalon-rules", "house:avalon-random"),
+    wrappers={"intentions": intention_guided},
+    studies={"intentions": Study(title="Intention study", describe=study.DESCRIBE, columns=study.COLUMNS,
+                                 run=study.run, chart=study.chart, chart_order=study.CHART_ORDER,
+                                 newest=study.newest)},
+    quizzes={quizset.SUITE: QuizSet(
+        title="Avalon intention quizzes",
+        describe=f"guessing (a player's public SPEAK and the quest's record) and summarisation (the seat's own THINK "
+                 f"and SPEAK): which of four intentions was followed; built from {len(quizset.SEEDS)} seeded "
+                 "6-player games of intention agents on the scripted model, one gold option (an intention the "
+                 "speaker followed) and three from categories it followed none of",
+        types=quizset.TYPES, items=quizset.suite_items)},
     deal=dealt_roles,
 ))
 

@@ -31,9 +31,11 @@ and the social-intelligence metrics of intention-guided play (`quiz.py`, `judge.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from sdk.intentions import load_catalogue, selected_ids
+from sdk.intentions import Catalogue, load_catalogue, selected_ids
 
 from ..records import AgentTotals, SeatRecord
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements
@@ -120,6 +122,38 @@ def _intention_stats(match: dict[str, Any], stats: dict[str, Counter[str]], side
             st["intent_with_errors"] += int(bool(s.errors))
             st["judge_reasonable"] += heuristic_reasonableness(s, catalogue)
             st["judge_following"] += heuristic_following(s, catalogue)
+    for q in quiz_results(match, catalogue, sides):
+        if q.seat in stats:
+            st = stats[q.seat]
+            if q.quiz in ("summarise", "guess"):
+                key = "summary" if q.quiz == "summarise" else "guess"
+                st[f"{key}_asked"] += 1
+                st[f"{key}_f1"] += q.score
+            elif q.quiz == "deduce":
+                st["deduce_asked"] += 1
+                st["deduce_judged"] += q.judged
+                st["deduce_correct"] += q.score
+
+
+@dataclass(frozen=True)
+class QuizResult:
+    """One end-of-game quiz answer scored: F1 for the intention quizzes; for deduction, the
+    other players put on their true side (`score`) of those judged (`judged`)."""
+
+    seat: str
+    quiz: str
+    score: float
+    judged: int = 1
+
+
+def quiz_results(match: dict[str, Any], catalogue: Catalogue | None = None,
+                 sides: dict[str, str] | None = None) -> Iterator[QuizResult]:
+    """Every answered (or timed-out) quiz question of a match, scored against the recorded
+    selections and the true sides."""
+    catalogue = catalogue or load_catalogue()
+    if sides is None:
+        setup = next(e for e in match["events"] if e["kind"] == "setup")
+        sides = setup["data"]["sides"]
     selections: dict[tuple[str, int, int], list[str]] = {}  # (seat, quest, attempt) -> its selection
     for e in match["events"]:
         data = e.get("data") or {}
@@ -131,19 +165,15 @@ def _intention_stats(match: dict[str, Any], stats: dict[str, Counter[str]], side
         kind, data, seat = e["kind"], e.get("data") or {}, e["actor"]
         if kind == "quiz_question":
             asked[(seat, data.get("quiz"))] = data
-        elif kind == "quiz_answer" and seat in stats and (seat, data.get("quiz")) in asked:
+        elif kind == "quiz_answer" and (seat, data.get("quiz")) in asked:
             question, quiz = asked[(seat, data.get("quiz"))], data.get("quiz")
             picks = [p for p in data.get("picks") or [] if isinstance(p, str)]
             if quiz in ("summarise", "guess"):
                 truth = selections.get((question.get("about"), question.get("quest"), question.get("attempt")), [])
-                key = "summary" if quiz == "summarise" else "guess"
-                stats[seat][f"{key}_asked"] += 1
-                stats[seat][f"{key}_f1"] += f1(picks, truth)
+                yield QuizResult(seat, quiz, f1(picks, truth))
             elif quiz == "deduce":
                 others = [x for x in question.get("options") or [] if x in sides]
-                stats[seat]["deduce_asked"] += 1
-                stats[seat]["deduce_judged"] += len(others)
-                stats[seat]["deduce_correct"] += deduction_correct(picks or None, others, sides)
+                yield QuizResult(seat, quiz, deduction_correct(picks or None, others, sides), len(others))
 
 
 def row(totals: AgentTotals) -> dict[str, Any]:
@@ -183,4 +213,4 @@ def history(agent: str, played: list[SeatRecord]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["history", "records", "row"]
+__all__ = ["QuizResult", "history", "quiz_results", "records", "row"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sdk import Agent, parse_choice
+from sdk.usage import notes_of
 
 from ..base import Outcome, Request
 from .rules import AvalonGame
@@ -22,7 +23,8 @@ def outcome_for(request: Request, reply: str) -> Outcome:
         if choice.ok:
             return Outcome(request.seat, choice.as_text())
         return Outcome(request.seat, None, "unparseable", choice.reason[:300])
-    return Outcome(request.seat, reply.strip()[: obs.limits.max_chars])
+    # private notes (an intention agent's selection and THINK) go with it, as the runner hands them
+    return Outcome(request.seat, reply.strip()[: obs.limits.max_chars], notes=notes_of(reply))
 
 
 def play_local(game: AvalonGame, agents: Mapping[str, Agent], steps: int | None = None) -> AvalonGame:
