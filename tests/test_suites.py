@@ -177,3 +177,8 @@ def test_people_who_take_the_quiz_are_one_row_with_their_count(tmp_path):
     assert people["people"] == 2 and people["answered"] == 6
     with pytest.raises(ApiError, match="no question"):
         api.quiz_answer("tom-household", "not-an-id", "A", 1.0, "ip:10.0.0.1")
+
+
+def test_tom_is_the_generated_suites_short_name():
+    assert open_suite("tom").id == "tom-household"
+    assert len(open_suite("tom").loaded.items) == len(open_suite("tom-household").loaded.items)

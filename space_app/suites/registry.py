@@ -62,8 +62,14 @@ class Suite:
     title: str = ""
 
 
+# short names for suites (`bench tom`): the generated Theory-of-Mind suite is the one meant
+ALIASES = {"tom": "tom-household"}
+
+
 def open_suite(name: str) -> Suite:
-    """A registered suite by id, or a suite file by path (its id is the file's stem)."""
+    """A registered suite by id (or a short alias), or a suite file by path (its id is the
+    file's stem)."""
+    name = ALIASES.get(name, name)
     if name in SUITES:
         source = SUITES[name]
         if source.items is not None:
@@ -79,8 +85,10 @@ def open_suite(name: str) -> Suite:
         game = next((SUITES[s].game for s in labels if s in SUITES), "tom")
         return Suite(f"file:{path.stem}", game, loaded, path.name)
     known = ", ".join(sorted(SUITES)) or "none"
-    raise UnknownSuite(f"unknown suite {name!r}; known: {known} (or give a .jsonl file in the suite format)")
+    aliases = ", ".join(f"{a} = {t}" for a, t in ALIASES.items())
+    raise UnknownSuite(f"unknown suite {name!r}; known: {known}; aliases: {aliases} (or give a .jsonl file "
+                       "in the suite format)")
 
 
-__all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
+__all__ = ["ALIASES", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
            "suite_house_agents"]
