@@ -463,6 +463,14 @@ def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page
     other = (scripts[second]["data"].get("document") or {}).get("text", "")[:60]
     expect(transcript).to_contain_text(own)
     assert other and other not in transcript.inner_text()
+    # the image clues this seat saw are in its transcript as pictures, each one a clue it was shown
+    clues = [e for e in record["events"] if (e.get("data") or {}).get("images")
+             and (e["visible_to"] is None or first in e["visible_to"])]
+    pictures = transcript.locator(".da-images img")
+    expect(pictures.first).to_be_visible()
+    assert pictures.count() == sum(len(e["data"]["images"]) for e in clues) > 0
+    assert pictures.first.get_attribute("src").startswith("data:image/jpeg;base64,")
+    assert pictures.first.evaluate("img => img.decode().then(() => img.naturalWidth)") > 100  # a real picture
 
 
 def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_url):

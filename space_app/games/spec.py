@@ -204,6 +204,9 @@ class GameSpec:
     # a finished match -> one line on why its winner won (e.g. "the spy P3 was voted out in
     # round 2"), shown with the result; None: the result shows only the winner
     why_won: Callable[[MatchRecord], str] | None = None
+    # an image reference in an event's `data.images` -> the file it names (e.g. a murder
+    # script's image clue), so replays can show it; None: the game has no images
+    image_file: Callable[[str], Path | None] | None = None
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""

@@ -7,6 +7,8 @@ import datetime as dt
 import gradio as gr
 
 CSS = """
+.da-images {display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0 2px;}
+.da-images img {max-width: min(100%, 560px); height: auto; border: 1px solid #ddd; border-radius: 4px;}
 .da-transcript {max-height: 520px; overflow-y: auto; padding: 8px 12px; border-radius: 8px;
   background: var(--block-background-fill); font-size: 0.95rem; line-height: 1.45;
   display: flex; flex-direction: column-reverse;}

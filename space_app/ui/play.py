@@ -18,6 +18,7 @@ from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .common import signed_in, visitor_of
+from .media import image_resolver
 from .replay import result_markdown, transcript_html, visible
 
 HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
@@ -182,6 +183,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                   s2: str, s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str,
                   s12: str, request: gr.Request):
         spec = get_game(game_id)
+        pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
         n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
         chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
@@ -235,8 +237,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 frames += 1
                 buttons = choice_updates(waiting) if waiting is not asked or frames % 4 == 0 else None
                 asked = waiting
-                yield frame(f"🔴 Live — match `{match_id}`", transcript_html(public, names), _prompt_markdown(human),
-                            person=human is not None, choices=buttons, live=True)
+                yield frame(f"🔴 Live — match `{match_id}`", transcript_html(public, names, image=pictures),
+                            _prompt_markdown(human), person=human is not None, choices=buttons, live=True)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
@@ -249,14 +251,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 HUMANS.pop(request.session_hash or visitor, None)
         if outcome["status"] == "aborted":
             yield closed(f"⏹ Stopped — match `{match_id}`: {markdown_text(outcome['error'])}",
-                         transcript_html(visible(api.get_match(match_id)["events"], seat_view), names))
+                         transcript_html(visible(api.get_match(match_id)["events"], seat_view), names,
+                                         image=pictures))
             return
         match = api.store.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
         final_events = visible(match["events"], seat_view)
         link = f"?match={outcome['match_id']}"
         yield closed(f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
-                     transcript_html(final_events, names),
+                     transcript_html(final_events, names, image=pictures),
                      result_markdown(match, spec.view.result_columns, why=spec.explain_win(match)))
 
     live_outputs = [status, transcript, prompt, result, reply_row, choice_row, *choice_buttons]

@@ -4,6 +4,7 @@ come from its spec's `view`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..safe_text import html_text, markdown_text
@@ -68,7 +69,28 @@ def markers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False) -> str:
+def _images(e: dict[str, Any], image: Callable[[str], str | None] | None) -> str:
+    """The event's images as thumbnails (each reaches the views that may see its event)."""
+    refs = (e.get("data") or {}).get("images") or []
+    if image is None or not refs:
+        return ""
+    caption = html_text((e.get("data") or {}).get("caption") or e.get("text") or "")
+    shown = [f"<img src='{url}' alt='{caption}' title='{caption}'>"
+             for url in (image(str(ref)) for ref in refs) if url]
+    return f"<div class='da-images'>{''.join(shown)}</div>" if shown else ""
+
+
+def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False,
+          image: Callable[[str], str | None] | None = None) -> str:
+    line = _text_line(e, names, fold_setup)
+    pictures = _images(e, image)
+    if not pictures:
+        return line
+    end = line.rindex("</")  # inside the line's own element, before it closes
+    return line[:end] + pictures + line[end:]
+
+
+def _text_line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False) -> str:
     icon = KIND_ICONS.get(e["kind"], "•")
     actor = e["actor"]
     who = f"<b>{html_text(actor)}</b>" + (
@@ -92,11 +114,13 @@ def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False) ->
 
 
 def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None = None,
-                    upto: int | None = None, fold_setup: bool = False) -> str:
+                    upto: int | None = None, fold_setup: bool = False,
+                    image: Callable[[str], str | None] | None = None) -> str:
     """HTML transcript of `events` (already filtered for a view), up to step `upto`;
-    `fold_setup` folds the spectators' hidden setup into a click-to-show line."""
+    `fold_setup` folds the spectators' hidden setup into a click-to-show line; `image`
+    turns an event's image references into thumbnails (see `ui.media`)."""
     shown = events if upto is None else events[: upto + 1]
-    body = "\n".join(_line(e, names or {}, fold_setup) for e in shown)
+    body = "\n".join(_line(e, names or {}, fold_setup, image) for e in shown)
     # column-reverse keeps the newest line in view without any script
     return (f"<div class='da-transcript'><div class='da-transcript-inner'>"
             f"{body or '<i>No events yet.</i>'}</div></div>")

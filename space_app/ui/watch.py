@@ -11,6 +11,7 @@ from ..api import ApiError, ArenaAPI
 from ..games import GAMES, Panel, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
+from .media import image_resolver
 from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
 
 MATCH_COLUMNS = ["id", "game", "status", "winner", "created", "seats", "tag"]
@@ -58,7 +59,9 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
     panels = [panel.build(events, index) if game == match["game"] else gr.skip() for game, panel in SLOTS]
-    return (position, transcript_html(events, names, index, fold_setup=not shown), result_for(match, seat, shown),
+    pictures = image_resolver(get_game(match["game"]))
+    return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures),
+            result_for(match, seat, shown),
             pd.DataFrame(marks, columns=MARKER_COLUMNS), *panels)
 
 

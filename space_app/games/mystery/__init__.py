@@ -25,6 +25,7 @@ from .catalog import (
     dealt_roles,
     default_script_id,
     get_script,
+    image_path,
 )
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
@@ -129,6 +130,7 @@ SPEC = register(GameSpec(
     deal=dealt_roles,
     quizzes=_quizzes(),
     results=results_page,
+    image_file=image_path,
     commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
                                    "every problem by file, key and message", lambda argv, _: validate_main(argv)),
               "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
