@@ -86,10 +86,21 @@ def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
     }
 
 
+FETCHABLE = ("data:image/", "https://", "http://")
+
+
 def user_content(text: str, images: list[str]) -> str | list[dict]:
-    """Plain text, or OpenAI-style content parts when the observation carries images."""
-    if not images:
+    """Plain text, or OpenAI-style content parts when the observation carries images a model
+    endpoint can read (data URLs or web addresses). An arena's own image references (e.g.
+    `mystery-images/<script>/<file>`) cannot be fetched by an endpoint: they are left out and
+    the text says so, the captions in the text standing in for them."""
+    usable = [url for url in images if url.startswith(FETCHABLE)]
+    left_out = len(images) - len(usable)
+    if left_out:
+        text += (f"\n\n({left_out} image(s) of this game are described by their captions above; "
+                 "the pictures themselves are not attached.)")
+    if not usable:
         return text
     parts: list[dict] = [{"type": "text", "text": text}]
-    parts += [{"type": "image_url", "image_url": {"url": url}} for url in images]
+    parts += [{"type": "image_url", "image_url": {"url": url}} for url in usable]
     return parts

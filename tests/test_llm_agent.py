@@ -191,6 +191,20 @@ def test_images_produce_openai_content_parts():
     assert isinstance(caller.calls[0][0]["content"], str)  # the system prompt stays text
 
 
+def test_image_references_an_endpoint_cannot_fetch_are_left_out_and_said_so():
+    """A murder script's clue travels as a reference (mystery-images/...): a model endpoint
+    cannot read it, so it is not sent as an image part, and the text says the captions stand in."""
+    caller = scripted_caller(["Final answer: P2", "Final answer: P2"])
+    LLMAgent(caller).vote(obs(images=["mystery-images/larkspur/floor_plan.png"]))
+    content = caller.calls[0][1]["content"]
+    assert isinstance(content, str) and "1 image(s) of this game are described by their captions" in content
+    mixed = ["mystery-images/larkspur/floor_plan.png", "data:image/png;base64,iVBORw0KGgo="]
+    LLMAgent(caller).vote(obs(images=mixed))
+    parts = caller.calls[1][1]["content"]
+    assert [p["image_url"]["url"] for p in parts[1:]] == [mixed[1]]
+    assert "1 image(s)" in parts[0]["text"]
+
+
 # -- failures ------------------------------------------------------------------------
 def test_caller_raising_connection_error_is_agent_failed():
     def caller(messages):
