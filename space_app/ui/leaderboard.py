@@ -179,8 +179,10 @@ def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
                            x_label_angle=-30, x_title="metric: condition", y_title="rate", y_lim=[0, 1],
                            sort=list(charted[1].chart_order) if charted else None)
         with gr.Column():
-            gr.Markdown(f"Run it with `{default.demo_agents[0]}`: {charted[1].describe}."
-                        if charted and default.demo_agents else "")
+            gr.Markdown(f"Run it here with the game's fast demo agent (`{default.demo_agents[0]}`): "
+                        f"{charted[1].describe}. A study on a model takes minutes to hours per game on a "
+                        "small machine, so it runs from the CLI: `python -m space_app experiment STUDY --game "
+                        "GAME --base AGENT --games N`." if charted and default.demo_agents else "")
             study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
             run_study = gr.Button("Run the study")
     study_report = gr.Markdown("", elem_id="study-report", visible=charted is not None)
