@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .games import GameSpec, MetricColumn, get_game
-from .games.records import AgentTotals, SeatRecord, Tally, totals_from
+from .games import AgentTotals, GameSpec, MetricColumn, SeatRecord, Tally, get_game, totals_from
 from .rating import SIDE, Skill
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from . import avalon, mystery, spy  # noqa: F401 - each registers itself
 from .base import Event, Game, Outcome, Request
+from .records import AgentTotals, SeatRecord, Tally, tallies_of_match, totals_from
 from .registry import GAMES, UnknownGame, get_game, register
 from .spec import (
     GameSpec,
@@ -19,6 +20,6 @@ from .spec import (
     Study,
 )
 
-__all__ = ["GAMES", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn", "Outcome", "Panel",
-           "QuizSet", "ReplayView", "Request", "ResultsPage", "ResultsSection", "Study", "UnknownGame", "get_game",
-           "register"]
+__all__ = ["GAMES", "AgentTotals", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent", "MetricColumn",
+           "Outcome", "Panel", "QuizSet", "ReplayView", "Request", "ResultsPage", "ResultsSection", "SeatRecord",
+           "Study", "Tally", "UnknownGame", "get_game", "register", "tallies_of_match", "totals_from"]

@@ -86,6 +86,18 @@ class Outcome:
         return self.status == "ok" and self.text is not None
 
 
+def usable_text(outcome: Outcome | None) -> str | None:
+    """The reply's text when there is a usable one (no outcome: none)."""
+    return outcome.text if outcome is not None and outcome.ok else None
+
+
+def why_unusable(outcome: Outcome | None) -> str:
+    """Why a seat's reply cannot be used, for the invalid-action record."""
+    if outcome is None:
+        return "no reply"
+    return "no usable reply" if outcome.ok else f"no usable reply ({outcome.status})"
+
+
 @dataclass
 class _SeatView:
     """What one seat has been shown so far (kept by the game, grown as events arrive)."""

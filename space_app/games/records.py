@@ -154,6 +154,16 @@ def tallies_of_match(records: Iterable[SeatRecord]) -> dict[tuple[str, str], Tal
     return out
 
 
+def running_win_rate(agent: str, played: Iterable[SeatRecord]) -> list[dict[str, Any]]:
+    """The agent's win rate after each of its seats, in the order played (a leaderboard plot)."""
+    wins = 0
+    out = []
+    for n, r in enumerate(played, start=1):
+        wins += int(r.won)
+        out.append({"agent": agent, "game": n, "win_rate": wins / n})
+    return out
+
+
 def totals_from(tallies: dict[tuple[str, str], Tally]) -> dict[str, AgentTotals]:
     """(agent, role) tallies -> one AgentTotals per agent."""
     agents: dict[str, AgentTotals] = {}
@@ -166,4 +176,5 @@ def totals_from(tallies: dict[tuple[str, str], Tally]) -> dict[str, AgentTotals]
     return agents
 
 
-__all__ = ["EVERY_ROLE", "SCORE", "AgentTotals", "SeatRecord", "Tally", "tallies_of_match", "totals_from"]
+__all__ = ["EVERY_ROLE", "SCORE", "AgentTotals", "SeatRecord", "Tally", "running_win_rate", "tallies_of_match",
+           "totals_from"]

@@ -37,7 +37,7 @@ from typing import Any
 
 from sdk.intentions import Catalogue, load_catalogue, selected_ids
 
-from ..records import AgentTotals, SeatRecord
+from ..records import AgentTotals, SeatRecord, running_win_rate
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements
 from .quiz import deduction_correct, f1
 from .table import EVIL, GOOD, fails_needed
@@ -203,14 +203,7 @@ def row(totals: AgentTotals) -> dict[str, Any]:
     }
 
 
-def history(agent: str, played: list[SeatRecord]) -> list[dict[str, Any]]:
-    """The agent's running win rate over its seats, in the order played."""
-    wins = 0
-    out = []
-    for n, r in enumerate(played, start=1):
-        wins += int(r.won)
-        out.append({"agent": agent, "game": n, "win_rate": wins / n})
-    return out
+history = running_win_rate  # the leaderboard plot: the running win rate over seats
 
 
 __all__ = ["QuizResult", "history", "quiz_results", "records", "row"]

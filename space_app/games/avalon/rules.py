@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from sdk.intentions import load_catalogue, selected_ids
 from sdk.observation import Limits
 
-from ..base import SPECTATORS, Game, Outcome, Request
+from ..base import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .quiz import Question, Spoken, deduce_questions, guess_questions, read_answer, summarise_questions
 from .table import (
     ASSASSIN,
@@ -366,16 +366,6 @@ class AvalonGame(Game):
             raise RuntimeError("the game is over")
 
     # -- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _text(outcome: Outcome | None) -> str | None:
-        return outcome.text if outcome is not None and outcome.ok else None
-
-    @staticmethod
-    def _why(outcome: Outcome | None) -> str:
-        if outcome is None:
-            return "no reply"
-        return "no usable reply" if outcome.ok else f"no usable reply ({outcome.status})"
-
     def _invalid(self, seat: str, action: str, reason: str, given: str | None) -> None:
         """A refused or missing action: its seat and spectators are told what happened."""
         self.emit("invalid_action", f"{seat}'s {action} was not valid: {reason}.", actor=seat, round=self.quest,
@@ -392,10 +382,10 @@ class AvalonGame(Game):
         self.phase = "propose"
 
     def _propose(self, outcome: Outcome | None) -> None:
-        leader, text = self.leader, self._text(outcome)
+        leader, text = self.leader, usable_text(outcome)
         team, problems = resolve_team(text, self.seats, self.size, leader, self.settings.invalid_proposal)
         if problems:
-            reason = "; ".join(problems) if text is not None else self._why(outcome)
+            reason = "; ".join(problems) if text is not None else why_unusable(outcome)
             self._invalid(leader, "proposal", f"{reason}; the team became {', '.join(team)}", text)
         self.team, self.team_leader = team, leader
         self.proposals += 1
@@ -413,7 +403,7 @@ class AvalonGame(Game):
             # spectators only, recorded before what it said publicly
             self.emit("intentions", f"{seat}'s private intentions and reasoning.", actor=seat, round=self.quest,
                       visible_to=(seat,), quest=self.quest, attempt=self.attempt, **{"notes": outcome.notes})
-        text = (self._text(outcome) or "").strip()[: self.settings.max_chars].strip()
+        text = (usable_text(outcome) or "").strip()[: self.settings.max_chars].strip()
         if text:
             self.emit("statement", text, actor=seat, round=self.quest, quest=self.quest, attempt=self.attempt)
             notes = outcome.notes if outcome is not None and outcome.notes else {}
@@ -423,7 +413,7 @@ class AvalonGame(Game):
                 self.spoken.append(Spoken(seat, self.quest, self.attempt, tuple(ids),
                                           think if isinstance(think, str) else "", text))
         else:
-            reason = "empty statement" if self._text(outcome) is not None else self._why(outcome)
+            reason = "empty statement" if usable_text(outcome) is not None else why_unusable(outcome)
             self.emit("silence", f"{seat} says nothing.", actor=seat, round=self.quest, quest=self.quest,
                       attempt=self.attempt, reason=reason)
         self.turn += 1
@@ -435,10 +425,10 @@ class AvalonGame(Game):
             self._to_vote()
 
     def _revise(self, outcome: Outcome | None) -> None:
-        leader, text, old = self.leader, self._text(outcome), list(self.team)
+        leader, text, old = self.leader, usable_text(outcome), list(self.team)
         team, problems = resolve_team(text, self.seats, self.size, leader)
         if problems:  # an invalid revision keeps the team that was discussed
-            reason = "; ".join(problems) if text is not None else self._why(outcome)
+            reason = "; ".join(problems) if text is not None else why_unusable(outcome)
             self._invalid(leader, "revision", f"{reason}; the team stays {', '.join(old)}", text)
             team = old
         changed = team != old
@@ -463,10 +453,10 @@ class AvalonGame(Game):
         grid: dict[str, str] = {}
         for seat in self.seats:
             outcome = got.get(seat)
-            text = self._text(outcome)
+            text = usable_text(outcome)
             vote = (text or "").strip().casefold()
             if vote not in (APPROVE, REJECT):
-                reason = f"'{text[:40]}' is neither approve nor reject" if text is not None else self._why(outcome)
+                reason = f"'{text[:40]}' is neither approve nor reject" if text is not None else why_unusable(outcome)
                 self._invalid(seat, "team vote", f"{reason}; counted as reject", text)
                 vote = REJECT
             grid[seat] = vote
@@ -498,11 +488,11 @@ class AvalonGame(Game):
         fails = 0
         for seat in self.team:
             outcome = got.get(seat)
-            text = self._text(outcome)
+            text = usable_text(outcome)
             played = (text or "").strip().casefold()
             card, refused = played, False
             if played not in (SUCCESS, FAIL):
-                reason = f"'{text[:40]}' is neither success nor fail" if text is not None else self._why(outcome)
+                reason = f"'{text[:40]}' is neither success nor fail" if text is not None else why_unusable(outcome)
                 self._invalid(seat, "quest card", f"{reason}; counted as success", text)
                 card, refused = SUCCESS, True
             elif played == FAIL and self.sides[seat] == GOOD:
@@ -544,7 +534,7 @@ class AvalonGame(Game):
             self.phase = "assassinate"
 
     def _conference(self, seat: str, outcome: Outcome | None) -> None:
-        text = (self._text(outcome) or "").strip()[: self.settings.max_chars].strip()
+        text = (usable_text(outcome) or "").strip()[: self.settings.max_chars].strip()
         self.emit("evil_talk", text or f"{seat} says nothing.", actor=seat, round=self.quest,
                   visible_to=tuple(self.evil), silent=not text)
         self.turn += 1
@@ -554,13 +544,13 @@ class AvalonGame(Game):
     def _assassinate(self, outcome: Outcome | None) -> None:
         assassin = self.holders(ASSASSIN)[0]
         merlin = self.holders(MERLIN)[0]
-        text = self._text(outcome)
+        text = usable_text(outcome)
         others = [x for x in self.seats if x != assassin]
         name = (text or "").strip()
         target = name if name in others else next((x for x in others if x.casefold() == name.casefold()), None)
         valid = target is not None and self.sides[target] == GOOD
         if target is None:
-            reason = f"'{name[:40]}' is not one of the other seats" if text is not None else self._why(outcome)
+            reason = f"'{name[:40]}' is not one of the other seats" if text is not None else why_unusable(outcome)
             self._invalid(assassin, "assassination", f"{reason}; counted as a miss", text)
         elif not valid:
             self._invalid(assassin, "assassination", f"{target} is evil, a teammate; counted as a miss", text)
@@ -610,11 +600,11 @@ class AvalonGame(Game):
         (scored wrong by the metrics), never a reason to stop."""
         for q in self.quiz_steps.pop(0):
             outcome = got.get(q.seat)
-            text = self._text(outcome)
+            text = usable_text(outcome)
             picks, problem = read_answer(text, q.options)
             status = "ok" if not problem else "invalid"
             if text is None:  # timeout, error, unparseable, or no reply at all
-                status, problem = (outcome.status if outcome is not None else "missing"), self._why(outcome)
+                status, problem = (outcome.status if outcome is not None else "missing"), why_unusable(outcome)
             shown = ", ".join(picks) if picks else "nothing usable"
             self.emit("quiz_answer", f"{q.seat} answers the {q.quiz} question: {shown}.", actor=q.seat,
                       round=self.quest, visible_to=(q.seat,), quiz=q.quiz, picks=picks, pick=q.pick,

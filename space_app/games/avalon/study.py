@@ -23,6 +23,7 @@ from sdk.intentions import load_catalogue
 
 from ...stats import Rate, bootstrap_mean
 from ..spec import Tournaments
+from ..study_runs import newest_run_tags, study_tag
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements, judge_match
 from .metrics import quiz_results
 from .table import GOOD
@@ -127,7 +128,7 @@ async def run(arena: Tournaments, base: str = "house:smollm2", games: int = 10, 
     run_id = uuid.uuid4().hex[:6]
     rows = []
     for name, suffix in CONDITIONS.items():
-        tag = f"study:{STUDY}:{name}:{run_id}"
+        tag = study_tag(STUDY, name, run_id)
         head = {"condition": name, "what": WORDS[name], "agent": base + suffix, "tag": tag}
         if suffix and not _guidable(arena, base):
             rows.append({**head, "what": NOT_RUN, **study_row([], judge=judge)})
@@ -142,17 +143,8 @@ async def run(arena: Tournaments, base: str = "house:smollm2", games: int = 10, 
 
 def newest(store: Any) -> list[dict[str, Any]]:
     """The newest stored run's rows, heuristic judge only (the LLM judge's scores are not stored)."""
-    runs: dict[str, float] = {}
-    for m in store.list_matches(game="avalon", limit=2000):
-        if m["tag"].startswith(f"study:{STUDY}:"):
-            run_id = m["tag"].rsplit(":", 1)[-1]
-            runs[run_id] = max(runs.get(run_id, 0), m["created_at"])
-    if not runs:
-        return []
-    run_id = max(runs, key=runs.__getitem__)
     rows = []
-    for name in CONDITIONS:
-        tag = f"study:{STUDY}:{name}:{run_id}"
+    for name, tag in newest_run_tags(store, "avalon", STUDY, CONDITIONS).items():
         matches = list(store.iter_matches("avalon", tag=tag))
         rows.append({"condition": name, "what": WORDS[name] if matches else NOT_RUN, "tag": tag,
                      **study_row(matches)})

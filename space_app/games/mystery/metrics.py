@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..records import AgentTotals, SeatRecord
+from ..records import AgentTotals, SeatRecord, running_win_rate
 from .rules import DRAW, INNOCENTS, MURDERER, SPEECH_KINDS
 
 __all__ = ["history", "records", "row", "side_of"]
@@ -91,11 +91,4 @@ def row(totals: AgentTotals) -> dict[str, Any]:
     }
 
 
-def history(agent: str, played: list[SeatRecord]) -> list[dict[str, Any]]:
-    """The agent's running win rate over its seats, in the order played."""
-    wins = 0
-    out = []
-    for n, r in enumerate(played, start=1):
-        wins += int(r.won)
-        out.append({"agent": agent, "game": n, "win_rate": wins / n})
-    return out
+history = running_win_rate  # the leaderboard plot: the running win rate over seats

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN, Limits
 
-from ..base import SPECTATORS, Game, Outcome, Request
+from ..base import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .script import Script
 
 __all__ = ["DRAW", "INNOCENT", "INNOCENTS", "MURDERER", "MysteryGame", "MysterySettings", "image_ref", "script_digest",
@@ -345,19 +345,19 @@ class MysteryGame(Game):
 
     # -- what each turn does -------------------------------------------------------------------
     def _speech(self, kind: str, step: Step, seat: str, outcome: Outcome | None, **data: Any) -> str:
-        raw = self._text(outcome)
+        raw = usable_text(outcome)
         text = (raw or "").strip()[: self.settings.max_chars].strip()
         phase = "share" if kind == "statement" else kind
         if text:
             self.emit(kind, text, actor=seat, round=step.round, phase=phase, **data)
         else:
-            reason = "empty reply" if raw is not None else self._why(outcome)
+            reason = "empty reply" if raw is not None else why_unusable(outcome)
             silent = f"{seat} says nothing." if self.lang == "en" else f"{seat}没有发言。"
             self.emit("silence", silent, actor=seat, round=step.round, phase=phase, reason=reason, **data)
         return text
 
     def _choose(self, step: Step, outcome: Outcome | None) -> None:
-        asker, text = step.seat, self._text(outcome)
+        asker, text = step.seat, usable_text(outcome)
         others = [x for x in self.seats if x != asker]
         named = _match(text, others)
         if named is None:
@@ -368,7 +368,7 @@ class MysteryGame(Game):
             elif text is not None:
                 why = f"'{text.strip()[:40]}' is not another character"
             else:
-                why = self._why(outcome)
+                why = why_unusable(outcome)
             self._invalid(asker, "question target", f"{why}; the next character clockwise, {named}, is "
                                                     "questioned", text, step.round)
         self.target, self.question = named, ""
@@ -382,10 +382,10 @@ class MysteryGame(Game):
     def _vote(self, got: dict[str, Outcome]) -> None:
         for seat in self.seats:
             outcome = got.get(seat)
-            text = self._text(outcome)
+            text = usable_text(outcome)
             named = _match(text, self.seats)
             if named is None and not (text or "").strip().casefold() == ABSTAIN:
-                why = f"'{text.strip()[:40]}' is not a character" if text is not None else self._why(outcome)
+                why = f"'{text.strip()[:40]}' is not a character" if text is not None else why_unusable(outcome)
                 self._invalid(seat, "final vote", f"{why}; counted as an abstention", text, None)
             self.votes[seat] = named
         zh = self.lang == "zh"
@@ -448,16 +448,6 @@ class MysteryGame(Game):
         }
 
     # -- helpers -------------------------------------------------------------------------------
-    @staticmethod
-    def _text(outcome: Outcome | None) -> str | None:
-        return outcome.text if outcome is not None and outcome.ok else None
-
-    @staticmethod
-    def _why(outcome: Outcome | None) -> str:
-        if outcome is None:
-            return "no reply"
-        return "no usable reply" if outcome.ok else f"no usable reply ({outcome.status})"
-
     def _invalid(self, seat: str, action: str, reason: str, given: str | None, round: int | None) -> None:
         """A refused or missing action: its seat and spectators are told what happened."""
         self.emit("invalid_action", f"{seat}'s {action} was not valid: {reason}.", actor=seat, round=round,

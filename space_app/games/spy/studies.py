@@ -13,6 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ..spec import Tournaments
+from ..study_runs import newest_run_tags, study_tag
 from .metrics import study_row
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none
@@ -45,7 +46,7 @@ async def _study(arena: Tournaments, study: str, conditions: dict[str, str | Non
     rows = []
     for name, suffix in conditions.items():
         roles = {role: base + suffix} if suffix else None
-        tag = f"study:{study}:{name}:{run}"
+        tag = study_tag(study, name, run)
         row = await _condition(arena, base, games, seed, tag, roles, settings, concurrency)
         rows.append({"condition": name, "what": CONDITION_WORDS[name], "agent": base, "role_agents": roles or {},
                      "tag": tag, **row})
@@ -76,17 +77,9 @@ ATTACK_CHART_BARS = tuple(f"{label}: {_SHORT[name]}" for label in ATTACK_CHART_M
 def newest_run(store: Any, study: str, conditions: dict[str, str | None]) -> list[dict[str, Any]]:
     """The rows of a study's newest stored run (condition, what, tag and the figures with
     their intervals, seeds and match ids), or [] when it never ran."""
-    runs: dict[str, float] = {}
-    for m in store.list_matches(game="spy", limit=2000):
-        if m["tag"].startswith(f"study:{study}:"):
-            run = m["tag"].rsplit(":", 1)[-1]
-            runs[run] = max(runs.get(run, 0), m["created_at"])
-    if not runs:
-        return []
-    newest = max(runs, key=runs.__getitem__)
+    tags = newest_run_tags(store, "spy", study, conditions)
     rows = []
-    for name in conditions:
-        tag = f"study:{study}:{name}:{newest}"
+    for name, tag in tags.items():
         rows.append({"condition": name, "what": CONDITION_WORDS[name], "tag": tag,
                      **study_row(store.iter_matches("spy", tag=tag))})
     return rows
