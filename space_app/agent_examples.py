@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import functools
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from sdk.prompts import Message
 
 from .games import GAMES, get_game
 from .games.base import Outcome
+from .generated_docs import refresh
 from .runner import outcome_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,17 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check that the doc is up to date")
     parser.add_argument("--doc", type=Path, default=DOC)
     args = parser.parse_args(argv)
-    old = args.doc.read_text(encoding="utf-8")
-    new = render_doc(old)
-    if args.check:
-        if new != old:
-            print(f"{args.doc} is out of date: run python -m space_app.agent_examples", file=sys.stderr)
-            return 1
-        return 0
-    if new != old:
-        args.doc.write_text(new, encoding="utf-8")
-    print(f"{args.doc}: {'updated' if new != old else 'up to date'}")
-    return 0
+    return refresh(args.doc, render_doc, "python -m space_app.agent_examples", args.check)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,10 @@ the game specs so the page cannot drift from the code.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from .games import GAMES, get_game
+from .generated_docs import refresh
 from .leaderboard import columns
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "methodology.md"
@@ -50,15 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only say whether the page is up to date")
     args = parser.parse_args(argv)
-    page = PAGE.read_text(encoding="utf-8")
-    wanted = render(page)
-    if args.check:
-        if wanted != page:
-            print(f"{PAGE} is out of date: run python -m space_app.methodology", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(wanted, encoding="utf-8")
-    return 0
+    return refresh(PAGE, render, "python -m space_app.methodology", args.check)
 
 
 if __name__ == "__main__":
