@@ -479,3 +479,50 @@ def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_
     page.goto(arena_url)
     assert page.locator("#page-header a", has_text="API").get_attribute("href") == "?view=api"
     expect(page.get_by_role("button", name="Use via API")).to_be_visible()  # the footer is not hidden
+
+
+def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
+    """Choosing Chinese as the game's language re-words the page around it (tabs, labels,
+    buttons, seat names, the status line), a Chinese match streams with Chinese interface
+    lines, its replay opens in Chinese, and an English replay switches the page back."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    expect(page.locator("#play-language")).to_contain_text("Language of the game and of this page")
+    page.locator("#play-language label", has_text="中文").click()
+    expect(tab(page, "对局")).to_be_visible()
+    expect(tab(page, "回放")).to_be_visible()
+    expect(page.locator("#start-match")).to_have_text("开始对局")
+    expect(page.locator("#play-language")).to_contain_text("对局语言（也是本页界面语言）")
+    expect(page.locator("#play-status")).to_contain_text("选好座位")
+    expect(page.locator("#seat-0")).to_contain_text("座位 P1")
+    expect(page.locator("#page-header")).to_contain_text("推理竞技场")
+    page.locator("#play-players input[type=number]").fill("4")
+    page.locator("#play-players input[type=number]").press("Enter")
+    page.locator("#start-match").click()
+    status = page.locator("#play-status")
+    expect(status).to_contain_text("已结束", timeout=WAIT * 3)
+    expect(status).to_contain_text("打开回放")
+    expect(page.locator("#play-result")).to_contain_text("胜方")
+    match_id = MATCH_ID.search(status.inner_text()) or re.search(r"`?([0-9a-f]{12})`?", status.inner_text())
+    assert match_id
+    screenshot(page, "play-zh", docs=True)
+
+    # a Chinese replay link opens in Chinese; an English one switches the page back
+    page.goto(f"{arena_url}?match={match_id.group(1)}", wait_until="domcontentloaded")
+    expect(page.locator("#replay-position")).to_contain_text("观众视角")
+    expect(tab(page, "回放")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#step-forward")).to_have_text("前进 ▶")
+    expect(page.locator("#replay-result")).to_contain_text("最后一步之前是隐藏的")
+    page.locator("#match-list-box").get_by_text("已录制的对局").click()  # the folded list, in Chinese
+    expect(page.locator("#match-list")).to_contain_text("点击一行即可回放")
+    english = next(m["id"] for m in Client(arena_url, verbose=False).predict("spy", "", "finished", 20,
+                                                                              api_name="/list_matches")
+                   if m["id"] != match_id.group(1))  # every other match here was played in English
+    page.locator("#replay-match-id input, #replay-match-id textarea").first.fill(english)
+    page.locator("#open-replay").click()
+    expect(page.locator("#replay-position")).to_contain_text("spectator view")
+    expect(tab(page, "Watch")).to_be_visible()
+    expect(page.locator("#step-forward")).to_have_text("Forward ▶")
+    assert "Traceback" not in page.locator("body").inner_text()

@@ -11,6 +11,7 @@ from .about import build_about_tab
 from .agents_tab import build_agents_tab
 from .common import CSS, THEME
 from .endpoints import register_endpoints
+from .i18n import Interface, normal, text
 from .leaderboard import build_leaderboard_tab
 from .play import build_play_tab
 from .results import build_results_tab, games_with_results
@@ -23,30 +24,33 @@ def launch_kwargs() -> dict[str, Any]:
 
 
 def build_app(api: ArenaAPI) -> gr.Blocks:
+    words = Interface()  # every component whose words follow the page's language
+
+    def tab(key: str, tab_id: str) -> gr.Tab:
+        return words(gr.Tab(text("en", f"app.tab_{key}"), id=tab_id), label=f"app.tab_{key}")
+
     with gr.Blocks(title="Deduction Arena") as demo:
-        gr.Markdown("# 🕵️ Deduction Arena\nLLM agents play social-deduction games. Start a demo "
-                    "match, take a seat yourself, replay any recorded match step by step, and compare "
-                    "agents on the leaderboard. No key needed: the house agents run here. "
-                    "[API: every endpoint, with examples](?view=api) · how to build an agent: the "
-                    "**About** tab.", elem_id="page-header")
+        words(gr.Markdown(text("en", "app.header"), elem_id="page-header"), value="app.header")
         seat_dropdowns: list[gr.Dropdown] = []
         with gr.Tabs(selected="play") as tabs:
-            with gr.Tab("Play", id="play") as play_tab:
-                play = build_play_tab(api, seat_dropdowns)
-            with gr.Tab("Watch", id="watch") as watch_tab:
-                watch = build_watch_tab(api)
-            with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
+            with tab("play", "play") as play_tab:
+                play = build_play_tab(api, seat_dropdowns, words)
+            language = play["language"]
+            with tab("watch", "watch") as watch_tab:
+                watch = build_watch_tab(api, words, language)
+            with tab("leaderboard", "leaderboard") as board_tab:
                 board = build_leaderboard_tab(api)
             if games_with_results():
-                with gr.Tab("Results", id="results") as results_tab:
+                with tab("results", "results") as results_tab:
                     build_results_tab(api, results_tab)
-            with gr.Tab("Suites", id="suites") as suites_tab:
+            with tab("suites", "suites") as suites_tab:
                 suites = build_suites_tab(api)
-            with gr.Tab("Agents", id="agents") as agents_tab:
+            with tab("agents", "agents") as agents_tab:
                 agents = build_agents_tab(api)
-            with gr.Tab("About", id="about"):
+            with tab("about", "about"):
                 build_about_tab()
         register_endpoints(api)
+        words.wire(language)
 
         play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
@@ -59,8 +63,10 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             match_id = (params.get("match") or "").strip()
             agent = (params.get("agent") or "").strip()[:200]
             unchanged = [gr.update() for _ in watch["open_outputs"]]
-            if match_id:
-                return (gr.Tabs(selected="watch"), match_id[:40], *watch["open"](match_id[:40]),
+            if params.get("lang"):  # ?lang=zh: the page (and the next game) in that language
+                unchanged[watch["open_outputs"].index(language)] = gr.update(value=normal(params.get("lang")))
+            if match_id:  # a replay link: the page takes the match's language
+                return (gr.Tabs(selected="watch"), match_id[:40], *watch["open"](match_id[:40], params.get("lang")),
                         gr.update(), gr.update())
             if agent:  # ?agent=<name or id>: that agent's matches (the Agents tab links here)
                 return (gr.Tabs(selected="watch"), gr.update(), *unchanged, *watch["agent_matches"](agent))

@@ -18,6 +18,7 @@ from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .common import signed_in, visitor_of
+from .i18n import Interface, language_choices, normal, text
 from .media import image_resolver
 from .replay import result_markdown, transcript_html, visible
 
@@ -35,26 +36,31 @@ def _seed(value: str | float | None) -> int | None:
         return abs(hash(text)) % (2**31)  # a word is a fine seed too
 
 
-def _countdown(seconds: float | None) -> str:
+def _countdown(seconds: float | None, lang: str) -> str:
     if seconds is None:
         return ""
     whole = int(seconds + 0.999)  # 0.2 s left still reads 0:01: the turn is not over yet
     urgent = " da-urgent" if whole <= 15 else ""
-    return f"<span class='da-countdown{urgent}' id='human-countdown'>⏳ {whole // 60}:{whole % 60:02d} left</span>"
+    left = text(lang, "play.countdown", minutes=whole // 60, seconds=f"{whole % 60:02d}")
+    return f"<span class='da-countdown{urgent}' id='human-countdown'>{left}</span>"
 
 
-def _prompt_markdown(human: HumanAgent | None) -> str:
-    """The open question with the person's own countdown (re-drawn with every live update)."""
+def _prompt_markdown(human: HumanAgent | None, lang: str) -> str:
+    """The open question with the person's own countdown (re-drawn with every live update),
+    in the game's language."""
     obs = human.waiting if human else None
     if obs is None:
         return ""
-    lines = [f"<div class='da-prompt'>{_countdown(human.seconds_left())} <b>Your turn, {html.escape(obs.you)}.</b> "
+    turn = html.escape(text(lang, "play.your_turn", seat=obs.you))
+    lines = [f"<div class='da-prompt'>{_countdown(human.seconds_left(), lang)} <b>{turn}</b> "
              f"{html.escape(obs.private.text)}<br>{html.escape(obs.instruction)}"]
     if obs.options:
-        lines.append(f"<br>Options: <code>{html.escape(', '.join(obs.options))}</code>"
-                     + (" or <code>abstain</code>" if obs.allow_abstain else ""))
-    how = "Click your choice below, or type it" if choices_of(obs) else "Type your reply below"
-    lines.append(f"<br><small>{how}. You have {obs.limits.seconds:g} s for this turn.</small></div>")
+        abstain = f" {text(lang, 'play.or_abstain')} <code>abstain</code>" if obs.allow_abstain else ""
+        lines.append(f"<br>{text(lang, 'play.options')} <code>{html.escape(', '.join(obs.options))}</code>"
+                     + abstain)
+    how = text(lang, "play.how_click" if choices_of(obs) else "play.how_type")
+    limit = text(lang, "play.your_limit", seconds=f"{obs.limits.seconds:g}")
+    lines.append(f"<br><small>{html.escape(how)} {html.escape(limit)}</small></div>")
     return "".join(lines)
 
 
@@ -86,49 +92,67 @@ DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
 
 
-def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None) -> list[Any]:
+def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None,
+                 lang: str = "en") -> list[Any]:
     """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
     the game, the rest hidden; a choice that no longer fits falls back to random fill."""
     spec = get_game(game_id)
     n = max(spec.min_players, min(int(players or spec.default_players), spec.max_players))
     names = spec.seat_names(n)
-    choices = [RANDOM_FILL, *api.seat_choices(game_id)]
+    choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *api.seat_choices(game_id)]
+    values = [RANDOM_FILL, *choices[1:]]
     demo = list(spec.demo_agents) or [RANDOM_FILL]
     out = []
     for i in range(MAX_SEATS):
         if i < n:
             value = (current or [None] * MAX_SEATS)[i]
-            if value not in choices:
-                value = demo[i % len(demo)] if demo[i % len(demo)] in choices else RANDOM_FILL
-            out.append(gr.update(choices=choices, value=value, label=f"Seat {names[i]}", visible=True))
+            if value not in values:
+                value = demo[i % len(demo)] if demo[i % len(demo)] in values else RANDOM_FILL
+            out.append(gr.update(choices=choices, value=value, label=text(lang, "play.seat", name=names[i]),
+                                 visible=True))
         else:
             out.append(gr.update(visible=False))
     return out
 
 
-def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str, Any]:
+def my_seat_choices(lang: str, names: list[str]) -> list[tuple[str, str]]:
+    return [(text(lang, "play.watch_only"), WATCH_ONLY), *((name, name) for name in names)]
+
+
+def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Interface) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     default_names = default.seat_names(default.default_players)
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
         with gr.Column(scale=2, elem_id="play-setup"):
-            game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
-                               label="Game", elem_id="play-game")
+            game = words(gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
+                                     label=text("en", "play.game"), elem_id="play-game"), label="play.game")
             with gr.Row():
-                language = gr.Radio(["en", "zh"], value="en", label="Language")
-                seed = gr.Textbox(value="", label="Seed (empty = random)", max_length=12,
-                                  placeholder="random")
-            players = gr.Slider(default.min_players, default.max_players, value=default.default_players, step=1,
-                                label="Players", elem_id="play-players")
+                # the game's language, and so the page's (every tab re-words itself, see app.py)
+                language = words(gr.Radio(language_choices(), value="en", label=text("en", "play.language"),
+                                          elem_id="play-language"), label="play.language")
+                seed = words(gr.Textbox(value="", label=text("en", "play.seed"), max_length=12,
+                                        placeholder=text("en", "play.seed_placeholder")),
+                             label="play.seed", placeholder="play.seed_placeholder")
+            players = words(gr.Slider(default.min_players, default.max_players, value=default.default_players,
+                                      step=1, label=text("en", "play.players"), elem_id="play-players"),
+                            label="play.players")
             with gr.Row():
-                my_seat = gr.Dropdown(choices=[WATCH_ONLY, *default_names], value=WATCH_ONLY,
-                                      label="Take a seat yourself", elem_id="my-seat")
-                nickname = gr.Textbox(label="Your name", placeholder="shown to the others", max_length=NAME_LIMIT,
-                                      info="On the Space, your signed-in name", elem_id="human-name")
+                my_seat = words(gr.Dropdown(choices=my_seat_choices("en", default_names), value=WATCH_ONLY,
+                                            label=text("en", "play.my_seat"), elem_id="my-seat"),
+                                label="play.my_seat")
+                nickname = words(gr.Textbox(label=text("en", "play.nickname"), max_length=NAME_LIMIT,
+                                            placeholder=text("en", "play.nickname_placeholder"),
+                                            info=text("en", "play.nickname_info"), elem_id="human-name"),
+                                 label="play.nickname", placeholder="play.nickname_placeholder",
+                                 info="play.nickname_info")
             with gr.Row():
-                start = gr.Button("Start match", variant="primary", elem_id="start-match", scale=3)
-                stop = gr.Button("Stop", variant="stop", elem_id="stop-match", scale=1)
-            with gr.Accordion("Who plays each seat", open=True, elem_id="seat-box"):
+                start = words(gr.Button(text("en", "play.start"), variant="primary", elem_id="start-match",
+                                        scale=3), value="play.start")
+                stop = words(gr.Button(text("en", "play.stop"), variant="stop", elem_id="stop-match", scale=1),
+                             value="play.stop")
+            with words(gr.Accordion(text("en", "play.seats_box"), open=True, elem_id="seat-box"),
+                       label="play.seats_box"):
                 initial = seat_updates(api, default.id, default.default_players)
                 for i in range(MAX_SEATS):
                     props = initial[i]
@@ -137,7 +161,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                      allow_custom_value=False, elem_id=f"seat-{i}")
                     seat_dropdowns.append(dd)
         with gr.Column(scale=3, elem_id="play-game-column"):
-            status = gr.Markdown("Pick the seats and press **Start match**.", elem_id="play-status")
+            status = words.resting(gr.Markdown(text("en", "play.idle"), elem_id="play-status"), "play.idle")
             transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
             prompt = gr.HTML("", elem_id="human-prompt")
             with gr.Row(visible=False, elem_id="human-choices") as choice_row:
@@ -145,24 +169,34 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                                   for i in range(MAX_CHOICES)]
             # the reply box only while a person plays (hidden for matches between agents)
             with gr.Row(visible=False, elem_id="human-reply-row") as reply_row:
-                reply = gr.Textbox(label="Your reply", placeholder="Your statement, or the player you vote for",
-                                   scale=4, max_lines=3, max_length=400, elem_id="human-reply")
-                send = gr.Button("Send", scale=1, elem_id="send-reply")
+                reply = words(gr.Textbox(label=text("en", "play.reply"), scale=4, max_lines=3, max_length=400,
+                                         placeholder=text("en", "play.reply_placeholder"), elem_id="human-reply"),
+                              label="play.reply", placeholder="play.reply_placeholder")
+                send = words(gr.Button(text("en", "play.send"), scale=1, elem_id="send-reply"), value="play.send")
             result = gr.Markdown("", elem_id="play-result")
 
-    def reshape(game_id: str, n: float, *current: str):
+    def reshape(game_id: str, n: float, lang: str, *current: str):
         spec = get_game(game_id)
         n = max(spec.min_players, min(int(n or spec.default_players), spec.max_players))
         names = spec.seat_names(n)
         return (gr.update(minimum=spec.min_players, maximum=spec.max_players, value=n),
-                gr.update(choices=[WATCH_ONLY, *names], value=WATCH_ONLY),
-                *seat_updates(api, game_id, n, list(current)))
+                gr.update(choices=my_seat_choices(normal(lang), names), value=WATCH_ONLY),
+                *seat_updates(api, game_id, n, list(current), normal(lang)))
 
-    def on_game(game_id: str, *current: str):
-        return reshape(game_id, get_game(game_id).default_players, *current)
+    def on_game(game_id: str, lang: str, *current: str):
+        return reshape(game_id, get_game(game_id).default_players, lang, *current)
 
-    game.change(on_game, [game, *seat_dropdowns], [players, my_seat, *seat_dropdowns], api_visibility="private")
-    players.release(reshape, [game, players, *seat_dropdowns], [players, my_seat, *seat_dropdowns],
+    shaped = [players, my_seat, *seat_dropdowns]
+    game.change(on_game, [game, language, *seat_dropdowns], shaped, api_visibility="private")
+    players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private")
+
+    def reword_seats(game_id: str, n: float, lang: str, mine: str, *current: str):
+        """The seat labels and 'watch only' in the new language; every choice kept."""
+        names = get_game(game_id).seat_names(int(n))
+        return (gr.update(choices=my_seat_choices(normal(lang), names), value=mine),
+                *seat_updates(api, game_id, n, list(current), normal(lang)))
+
+    language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns], [my_seat, *seat_dropdowns],
                     api_visibility="private")
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
@@ -182,6 +216,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
     async def run(game_id: str, lang: str, seed_value: str, n_players: float, mine: str, name: str, s1: str,
                   s2: str, s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str,
                   s12: str, request: gr.Request):
+        lang = normal(lang)
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
         n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
@@ -195,7 +230,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
             plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                             tag=HUMAN if person else VISITOR)
         except ApiError as exc:
-            yield closed(f"⚠️ {markdown_text(exc)}", transcript_html([]))
+            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
             return
         human = None
         extra: dict[str, SeatAgent] = {}
@@ -215,7 +250,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
         names = dict(zip(spec.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
-        yield frame("⏳ Starting…", transcript_html([]), person=human is not None, choices=choice_updates(None))
+        yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
+                    choices=choice_updates(None))
         asked: Observation | None = None  # the question the buttons show
         frames = 0
         try:
@@ -237,61 +273,63 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown]) -> dict[str
                 frames += 1
                 buttons = choice_updates(waiting) if waiting is not asked or frames % 4 == 0 else None
                 asked = waiting
-                yield frame(f"🔴 Live — match `{match_id}`", transcript_html(public, names, image=pictures),
-                            _prompt_markdown(human), person=human is not None, choices=buttons, live=True)
+                yield frame(text(lang, "play.live", match=match_id),
+                            transcript_html(public, names, image=pictures, language=lang),
+                            _prompt_markdown(human, lang), person=human is not None, choices=buttons, live=True)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
         except ApiError as exc:
-            yield closed(f"⚠️ {markdown_text(exc)}", transcript_html([]))
+            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
             return
         finally:
             LIVE.pop(session, None)
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
         if outcome["status"] == "aborted":
-            yield closed(f"⏹ Stopped — match `{match_id}`: {markdown_text(outcome['error'])}",
+            yield closed(text(lang, "play.stopped", match=match_id, reason=markdown_text(outcome["error"])),
                          transcript_html(visible(api.get_match(match_id)["events"], seat_view), names,
-                                         image=pictures))
+                                         image=pictures, language=lang))
             return
         match = api.store.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
         final_events = visible(match["events"], seat_view)
         link = f"?match={outcome['match_id']}"
-        yield closed(f"✅ Finished — match `{outcome['match_id']}` · [open the replay]({link})",
-                     transcript_html(final_events, names, image=pictures),
+        yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
+                     transcript_html(final_events, names, image=pictures, language=lang),
                      result_markdown(match, spec.view.result_columns, why=spec.explain_win(match)))
 
     live_outputs = [status, transcript, prompt, result, reply_row, choice_row, *choice_buttons]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 
-    def stop_match(request: gr.Request) -> str:
+    def stop_match(lang: str, request: gr.Request) -> str:
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         match_id = LIVE.get(request.session_hash or visitor)
         if match_id is None:
-            return "Nothing of yours is running."
+            return text(lang, "play.nothing_running")
         try:
-            return f"⏹ {api.cancel_match(match_id, visitor)}…"
+            return text(lang, "play.stopping", message=api.cancel_match(match_id, visitor))
         except ApiError as exc:
-            return f"⚠️ {markdown_text(exc)}"
+            return text(lang, "play.problem", reason=markdown_text(exc))
 
-    stop.click(stop_match, None, [status], concurrency_limit=None, api_visibility="private")
+    stop.click(stop_match, [language], [status], concurrency_limit=None, api_visibility="private")
 
-    def send_reply(text: str, request: gr.Request) -> tuple[str, str]:
+    def send_reply(reply_text: str, lang: str, request: gr.Request) -> tuple[str, str]:
         human = HUMANS.get(request.session_hash or visitor_of(request, api.config.trusted_proxy_hops))
-        if human is None or not human.submit((text or "")[:400]):
-            return text, "<i>Nothing is waiting for your reply right now.</i>"
-        return "", "<i>Sent.</i>"
+        if human is None or not human.submit((reply_text or "")[:400]):
+            return reply_text, f"<i>{text(lang, 'play.nothing_waiting')}</i>"
+        return "", f"<i>{text(lang, 'play.sent')}</i>"
 
-    send.click(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
-    reply.submit(send_reply, [reply], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    send.click(send_reply, [reply, language], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    reply.submit(send_reply, [reply, language], [reply, prompt], concurrency_limit=None, api_visibility="private")
     for button in choice_buttons:  # a button's value is its option: clicking sends that choice
-        button.click(send_reply, [button], [reply, prompt], concurrency_limit=None, api_visibility="private")
+        button.click(send_reply, [button, language], [reply, prompt], concurrency_limit=None,
+                     api_visibility="private")
 
-    def refresh(game_id: str, n: float, *current: str):
+    def refresh(game_id: str, n: float, lang: str, *current: str):
         """Newly registered agents appear in the dropdowns (those that play this game)."""
-        return seat_updates(api, game_id, n, list(current))
+        return seat_updates(api, game_id, n, list(current), normal(lang))
 
-    return {"status": status, "refresh": refresh, "refresh_inputs": [game, players, *seat_dropdowns],
-            "refresh_outputs": list(seat_dropdowns)}
+    return {"status": status, "refresh": refresh, "refresh_inputs": [game, players, language, *seat_dropdowns],
+            "refresh_outputs": list(seat_dropdowns), "language": language}

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..safe_text import html_text, markdown_text
+from .i18n import DEFAULT_LANGUAGE, language_of, text
 
-SPECTATOR = "Spectator (everything)"
+SPECTATOR = "Spectator (everything)"  # the view's value; its label comes from the catalogue
 
 KIND_ICONS = {"statement": "💬", "foul": "🚩", "elimination": "❌", "vote": "🗳️", "vote_result": "📊",
               "round_start": "🔔", "start": "🎬", "end": "🏁", "setup": "🔒", "private": "🔑",
@@ -81,8 +82,8 @@ def _images(e: dict[str, Any], image: Callable[[str], str | None] | None) -> str
 
 
 def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False,
-          image: Callable[[str], str | None] | None = None) -> str:
-    line = _text_line(e, names, fold_setup)
+          image: Callable[[str], str | None] | None = None, language: str = DEFAULT_LANGUAGE) -> str:
+    line = _text_line(e, names, fold_setup, language)
     pictures = _images(e, image)
     if not pictures:
         return line
@@ -90,55 +91,64 @@ def _line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False,
     return line[:end] + pictures + line[end:]
 
 
-def _text_line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False) -> str:
+def _text_line(e: dict[str, Any], names: dict[str, str], fold_setup: bool = False,
+               language: str = DEFAULT_LANGUAGE) -> str:
     icon = KIND_ICONS.get(e["kind"], "•")
     actor = e["actor"]
     who = f"<b>{html_text(actor)}</b>" + (
         f" <span class='da-agent'>({html_text(names[actor])})</span>" if actor in names else "")
-    text = html_text(e["text"])
+    words = html_text(e["text"])
     cls = f"da-ev da-{html_text(e['kind'])}"
     if e["kind"] == "statement":
-        return f"<div class='{cls}'>{icon} {who}: {text}</div>"
+        return f"<div class='{cls}'>{icon} {who}: {words}</div>"
     if e["kind"] == "round_start":
-        return f"<div class='{cls}'><h4>{icon} {text}</h4></div>"
+        return f"<div class='{cls}'><h4>{icon} {words}</h4></div>"
     if e["kind"] == "setup" and fold_setup:
         # the spectators' hidden truth (who the spy is) folded away: a replay must not spoil itself
-        return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} <i>Hidden setup, spectators "
-                f"only: it gives the game away (click to show)</i></summary><i>{text}</i></details>")
+        return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} "
+                f"<i>{text(language, 'replay.hidden_setup')}</i></summary><i>{words}</i></details>")
     if e["kind"] in ("private", "setup", "withheld_statement"):
-        label = f"(only {who} saw this) " if e["kind"] == "private" else "(spectators only) "
-        return f"<div class='{cls} da-secret'>{icon} <i>{label}{text}</i></div>"
+        label = (text(language, "replay.only_seen_by", who=who) if e["kind"] == "private"
+                 else text(language, "replay.spectators_only"))
+        return f"<div class='{cls} da-secret'>{icon} <i>{label} {words}</i></div>"
     why = short_reason(e)
     why = f" <span class='da-reason'>— {html_text(why)}</span>" if why else ""
-    return f"<div class='{cls}'>{icon} {text}{why}</div>"
+    return f"<div class='{cls}'>{icon} {words}{why}</div>"
 
 
 def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None = None,
                     upto: int | None = None, fold_setup: bool = False,
-                    image: Callable[[str], str | None] | None = None) -> str:
+                    image: Callable[[str], str | None] | None = None,
+                    language: str = DEFAULT_LANGUAGE) -> str:
     """HTML transcript of `events` (already filtered for a view), up to step `upto`;
     `fold_setup` folds the spectators' hidden setup into a click-to-show line; `image`
-    turns an event's image references into thumbnails (see `ui.media`)."""
+    turns an event's image references into thumbnails (see `ui.media`); the interface's
+    own words in `language` (the game's)."""
     shown = events if upto is None else events[: upto + 1]
-    body = "\n".join(_line(e, names or {}, fold_setup, image) for e in shown)
+    body = "\n".join(_line(e, names or {}, fold_setup, image, language) for e in shown)
+    empty = f"<i>{text(language, 'replay.no_events')}</i>"
     # column-reverse keeps the newest line in view without any script
     return (f"<div class='da-transcript'><div class='da-transcript-inner'>"
-            f"{body or '<i>No events yet.</i>'}</div></div>")
+            f"{body or empty}</div></div>")
 
 
 def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),),
                     why: str = "") -> str:
     """The result table: the winner and why (the game's one line), then seat, agent, the
-    game's own columns (e.g. role, word), score."""
+    game's own columns (e.g. role, word), score; in the match's language."""
+    lang = language_of(match)
     result = match.get("result") or {}
     names = {s["seat"]: s["agent_name"] for s in match.get("seats", [])}
     if match.get("status") != "finished" or not result:
-        reason = match.get("error") or "the match did not finish"
-        return f"**Status: {markdown_text(match.get('status'))}** — {markdown_text(reason)}"
+        reason = match.get("error") or text(lang, "replay.did_not_finish")
+        return text(lang, "replay.status_line", status=markdown_text(match.get("status")),
+                    reason=markdown_text(reason))
     because = f" — {markdown_text(why)}" if why else ""
-    lines = [f"**Winner: {markdown_text(result.get('winner'))}**{because} · match `{match['id']}` · "
-             f"seed {match['seed']}", "",
-             "| seat | agent | " + " | ".join(markdown_text(label) for label, _ in columns) + " | score |",
+    head = [text(lang, "replay.seat"), text(lang, "replay.agent"), *(label for label, _ in columns),
+            text(lang, "replay.score")]
+    lines = [text(lang, "replay.winner", winner=markdown_text(result.get("winner")), because=because,
+                  match=match["id"], seed=match["seed"]), "",
+             "| " + " | ".join(markdown_text(label) for label in head) + " |",
              "|---|---|" + "---|" * len(columns) + "---|"]
     for seat, pts in (result.get("scores") or {}).items():
         cells = [seat, names.get(seat, ""), *[(result.get(key) or {}).get(seat, "") for _, key in columns]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gradio as gr
@@ -11,6 +12,7 @@ from ..api import ApiError, ArenaAPI
 from ..games import GAMES, Panel, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
+from .i18n import LANGUAGES, Interface, language_of, normal, text
 from .media import image_resolver
 from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
 
@@ -22,6 +24,10 @@ def matches_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
                           "winner": r["winner"] or "", "created": when(r["created_at"]),
                           "seats": ", ".join(r["seats"]), "tag": r["tag"]} for r in rows],
                         columns=MATCH_COLUMNS)
+
+
+def italic(words: str) -> str:
+    return f"<i>{words}</i>"
 
 
 def empty_frame(panel: Panel) -> pd.DataFrame:
@@ -39,14 +45,16 @@ def view_events(match: dict[str, Any] | None, view: str | None) -> list[dict[str
     return visible(match["events"], None if view in (None, "", SPECTATOR) else view)
 
 
-def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False) -> tuple:
+def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False,
+                language: str | None = None) -> tuple:
     """(position, transcript, result, markers, *every panel slot) at 1-based `step`; the
     result (and the spectators' hidden setup) shows only at the last step or when `reveal`
     is asked for, so a replay never spoils itself. Slots of other games than the match's
-    are left as they are."""
+    are left as they are. Worded in the match's language (`language`: with no match)."""
     if not match:
-        return ("", "<i>Open a match to replay it.</i>", "", pd.DataFrame(columns=MARKER_COLUMNS),
-                *(empty_frame(panel) for _, panel in SLOTS))
+        return ("", italic(text(normal(language), "watch.open_prompt")), "",
+                pd.DataFrame(columns=MARKER_COLUMNS), *(empty_frame(panel) for _, panel in SLOTS))
+    lang = language_of(match)
     seat = None if view in (None, "", SPECTATOR) else view
     events = view_events(match, view)
     names = {s["seat"]: s["agent_name"] for s in match["seats"]}
@@ -54,29 +62,26 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     index = max(0, min(int(step or 1) - 1, n - 1)) if n else 0
     shown = bool(reveal) or index >= n - 1
     upto_seq = events[index]["seq"] if n else -1
-    position = (f"Step **{index + 1} / {n}** · {'spectator view' if seat is None else f'what {seat} saw'}"
-                if n else "No events.")
+    eyes = text(lang, "watch.spectator_view") if seat is None else text(lang, "watch.seat_view", seat=seat)
+    position = (text(lang, "watch.position", step=index + 1, total=n, view=eyes) if n
+                else text(lang, "watch.no_events"))
     marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
     panels = [panel.build(events, index) if game == match["game"] else gr.skip() for game, panel in SLOTS]
     pictures = image_resolver(get_game(match["game"]))
-    return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures),
+    return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang),
             result_for(match, seat, shown),
             pd.DataFrame(marks, columns=MARKER_COLUMNS), *panels)
-
-
-HIDDEN_RESULT = ("🙈 *The result (roles, scores, winner) is hidden until the last step: tick **Show the "
-                 "result** to see it now.*")
 
 
 def result_for(match: dict[str, Any], seat: str | None, shown: bool) -> str:
     """The spectators' result table with the game's reason for the win, once it may be shown;
     a seat's view shows only what that seat knew."""
+    lang = language_of(match)
     if seat is not None:
-        return (f"Replaying **what {markdown_text(seat)} saw**: public events and its own private "
-                "information, nothing else. Switch to the spectator view for roles and scores.")
+        return text(lang, "watch.seat_only", seat=markdown_text(seat))
     if not shown:
-        return HIDDEN_RESULT
+        return text(lang, "watch.result_hidden")
     spec = get_game(match["game"])
     return result_markdown(match, spec.view.result_columns, why=spec.explain_win(match))
 
@@ -93,12 +98,35 @@ def header_for(match: dict[str, Any]) -> str:
 FULL_URL_JS = ("(q) => (q && q.startsWith('?')) ? "
                "window.location.origin + window.location.pathname + q : q")
 # the clipboard API is missing on plain-http pages and may be refused: the box shows the link anyway
-COPY_JS = """async (url) => {
-    if (!url) return 'Open a match first.';
-    try { await navigator.clipboard.writeText(url); return '✅ Link copied.'; }
-    catch (e) { return 'Copy the link from the box (this browser refused the clipboard).'; }
-}"""
-SPEEDS = [("0.5 steps/s", 0.5), ("1 step/s", 1.0), ("2 steps/s", 2.0), ("4 steps/s", 4.0)]
+def copy_js() -> str:
+    """The copy button's script, with the three notes it can show in every language."""
+    notes = {code: {key: text(code, f"watch.{key}") for key in ("copy_first", "copied", "copy_refused")}
+             for code in LANGUAGES}
+    return f"""async (url, lang) => {{
+    const say = ({json.dumps(notes, ensure_ascii=False)})[lang] || {{}};
+    if (!url) return say.copy_first;
+    try {{ await navigator.clipboard.writeText(url); return say.copied; }}
+    catch (e) {{ return say.copy_refused; }}
+}}"""
+
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0)  # replay steps per second
+
+
+def speed_choices(lang: str) -> list[tuple[str, float]]:
+    return [(text(lang, "watch.speed_one") if v == 1 else text(lang, "watch.speed_option", speed=f"{v:g}"), v)
+            for v in SPEEDS]
+
+
+def play_label(lang: str, playing: bool) -> str:
+    return text(lang, "watch.pause" if playing else "watch.play")
+
+
+def spectator_choice(lang: str) -> tuple[str, str]:
+    return (text(lang, "watch.spectator"), SPECTATOR)
+
+
+STATUSES = ("finished", "running", "aborted", "error")
 
 
 def panel_slots() -> tuple[list[Any], list[Any]]:
@@ -120,85 +148,110 @@ def panel_slots() -> tuple[list[Any], list[Any]]:
     return groups, slots
 
 
-def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
+def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict[str, Any]:
     match_state = gr.State(None)
     # the replay first, the list of matches after it: a shared link lands on the transcript
-    header = gr.Markdown("### Replay a match\nPick one from *Recorded matches* below, or paste its id.",
-                         elem_id="replay-header")
+    header = words.resting(gr.Markdown(text("en", "watch.title"), elem_id="replay-header"), "watch.title")
     with gr.Row(elem_id="replay-controls"):
         first_btn = gr.Button("⏮", size="sm", min_width=44, elem_id="step-first")
-        prev_btn = gr.Button("◀ Back", size="sm", min_width=70, elem_id="step-back")
-        play_btn = gr.Button("▶ Play", size="sm", min_width=70, elem_id="step-play")
-        next_btn = gr.Button("Forward ▶", size="sm", min_width=70, elem_id="step-forward")
+        prev_btn = words(gr.Button(text("en", "watch.back"), size="sm", min_width=70, elem_id="step-back"),
+                         value="watch.back")
+        play_btn = gr.Button(play_label("en", False), size="sm", min_width=70, elem_id="step-play")
+        next_btn = words(gr.Button(text("en", "watch.forward"), size="sm", min_width=70, elem_id="step-forward"),
+                         value="watch.forward")
         last_btn = gr.Button("⏭", size="sm", min_width=44, elem_id="step-last")
-        speed = gr.Dropdown(SPEEDS, value=1.0, label="Speed", min_width=110, elem_id="replay-speed")
-        step = gr.Slider(1, 2, value=1, step=1, label="Step", min_width=200, elem_id="replay-step")
+        speed = words(gr.Dropdown(speed_choices("en"), value=1.0, label=text("en", "watch.speed"), min_width=110,
+                                  elem_id="replay-speed"), label="watch.speed", choices=speed_choices)
+        step = words(gr.Slider(1, 2, value=1, step=1, label=text("en", "watch.step"), min_width=200,
+                               elem_id="replay-step"), label="watch.step")
     timer = gr.Timer(1.0, active=False)
     playing = gr.State(False)
     with gr.Row(elem_id="replay-status", equal_height=True):
         position = gr.Markdown("", elem_id="replay-position")
-        reveal = gr.Checkbox(False, label="Show the result (spoiler)", elem_id="show-result")
+        reveal = words(gr.Checkbox(False, label=text("en", "watch.show_result"), elem_id="show-result"),
+                       label="watch.show_result")
     with gr.Row():
         with gr.Column(scale=3, min_width=300):
-            transcript = gr.HTML("<i>Open a match to replay it.</i>", elem_id="replay-transcript")
+            transcript = words.resting(gr.HTML(italic(text("en", "watch.open_prompt")), elem_id="replay-transcript"),
+                                       "watch.open_prompt", italic)
         with gr.Column(scale=2, min_width=300):
             result = gr.Markdown("", elem_id="replay-result", elem_classes="da-table")
-            marks = gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label="Fouls, timeouts and errors",
-                                 interactive=False, max_height=220)
-    view = gr.Radio([SPECTATOR], value=SPECTATOR, label="View", elem_id="replay-view")
+            marks = words(gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label=text("en", "watch.markers"),
+                                       interactive=False, max_height=220), label="watch.markers")
+    view = words(gr.Radio([spectator_choice("en")], value=SPECTATOR, label=text("en", "watch.view"),
+                          elem_id="replay-view"), label="watch.view")
     groups, slots = panel_slots()
     with gr.Row(equal_height=True):
-        share = gr.Textbox("", label="Link to this replay", interactive=False, scale=4, buttons=["copy"],
-                           elem_id="share-link")
-        copy_btn = gr.Button("🔗 Copy link", scale=1, min_width=120, elem_id="copy-link")
+        share = words(gr.Textbox("", label=text("en", "watch.share"), interactive=False, scale=4,
+                                 buttons=["copy"], elem_id="share-link"), label="watch.share")
+        copy_btn = words(gr.Button(text("en", "watch.copy"), scale=1, min_width=120, elem_id="copy-link"),
+                         value="watch.copy")
     copied = gr.Markdown("", elem_id="copy-note")
-    with gr.Accordion("Recorded matches", open=True, elem_id="match-list-box") as listing:
+    with words(gr.Accordion(text("en", "watch.matches"), open=True, elem_id="match-list-box"),
+               label="watch.matches") as listing:
         with gr.Row():
-            f_game = gr.Dropdown(choices=[("all", "")] + [(g.title, g.id) for g in GAMES.values()],
-                                 value="", label="Game")
-            f_agent = gr.Textbox(label="Agent (name or id)", placeholder="e.g. my-agent or house:heuristic",
-                                 max_length=200, elem_id="watch-agent")
-            f_status = gr.Dropdown(choices=["", "finished", "running", "aborted", "error"], value="",
-                                   label="Outcome")
-            f_days = gr.Number(value=0, label="Last N days (0 = all)", precision=0)
-            refresh = gr.Button("Refresh")
-        table = gr.Dataframe(matches_frame(api.list_matches(limit=50)), interactive=False,
-                             label="Click a row to replay it", max_height=300, elem_id="match-list")
+            def game_choices(lang: str) -> list[tuple[str, str]]:
+                return [(text(lang, "watch.all_games"), ""), *((g.title, g.id) for g in GAMES.values())]
+
+            def status_choices(lang: str) -> list[tuple[str, str]]:
+                return [(text(lang, "watch.any_outcome"), ""), *((s, s) for s in STATUSES)]
+
+            f_game = words(gr.Dropdown(choices=game_choices("en"), value="", label=text("en", "play.game")),
+                           label="play.game", choices=game_choices)
+            f_agent = words(gr.Textbox(label=text("en", "watch.agent"), max_length=200, elem_id="watch-agent",
+                                       placeholder=text("en", "watch.agent_placeholder")),
+                            label="watch.agent", placeholder="watch.agent_placeholder")
+            f_status = words(gr.Dropdown(choices=status_choices("en"), value="", label=text("en", "watch.outcome")),
+                             label="watch.outcome", choices=status_choices)
+            f_days = words(gr.Number(value=0, label=text("en", "watch.days"), precision=0), label="watch.days")
+            refresh = words(gr.Button(text("en", "watch.refresh")), value="watch.refresh")
+        table = words(gr.Dataframe(matches_frame(api.list_matches(limit=50)), interactive=False,
+                                   label=text("en", "watch.pick_row"), max_height=300, elem_id="match-list"),
+                      label="watch.pick_row")
         with gr.Row():
-            match_id = gr.Textbox(label="Match id", max_length=40, scale=3, elem_id="replay-match-id")
-            open_btn = gr.Button("Open replay", scale=1, elem_id="open-replay")
+            match_id = words(gr.Textbox(label=text("en", "watch.match_id"), max_length=40, scale=3,
+                                        elem_id="replay-match-id"), label="watch.match_id")
+            open_btn = words(gr.Button(text("en", "watch.open"), scale=1, elem_id="open-replay"),
+                             value="watch.open")
 
     step_outputs = [position, transcript, result, marks, *slots]
     step_inputs = [match_state, view, step, reveal]
 
-    def open_match(mid: str):
-        """Open at step 1 with the result hidden; the list folds away so the replay is in view."""
+    def open_match(mid: str, page_language: str | None = None):
+        """Open at step 1 with the result hidden; the list folds away so the replay is in view;
+        the page switches to the match's language (the interface speaks the game's)."""
         try:
             match = api.get_match(mid)
             get_game(match["game"])  # a record of a game this arena does not have: said plainly
         except (ApiError, UnknownGame) as exc:
-            msg = f"### Not found\n{markdown_text(exc)}. Check the link or pick a match from the list."
-            return (None, msg, gr.update(choices=[SPECTATOR], value=SPECTATOR),
+            lang = normal(page_language)
+            msg = text(lang, "watch.not_found", reason=markdown_text(exc))
+            return (None, msg, gr.update(choices=[spectator_choice(lang)], value=SPECTATOR),
                     gr.update(minimum=1, maximum=2, value=1), "", False, gr.update(open=True),
-                    *panel_groups_for(None), *render_step(None, SPECTATOR, 1))
+                    gr.update(value=play_label(lang, False)), gr.update(),
+                    *panel_groups_for(None), *render_step(None, SPECTATOR, 1, language=lang))
+        lang = language_of(match)
         n = len(view_events(match, SPECTATOR))
         seats = [s["seat"] for s in match["seats"]]
-        return (match, header_for(match), gr.update(choices=[SPECTATOR, *seats], value=SPECTATOR),
+        return (match, header_for(match), gr.update(choices=[spectator_choice(lang), *seats], value=SPECTATOR),
                 gr.update(minimum=1, maximum=max(2, n), value=1), f"?match={match['id']}", False,
-                gr.update(open=False), *panel_groups_for(match["game"]), *render_step(match, SPECTATOR, 1))
+                gr.update(open=False), gr.update(value=play_label(lang, False)), gr.update(value=lang),
+                *panel_groups_for(match["game"]), *render_step(match, SPECTATOR, 1))
 
-    open_outputs = [match_state, header, view, step, share, reveal, listing, *groups, *step_outputs]
-    open_btn.click(open_match, [match_id], open_outputs, api_visibility="private")
-    match_id.submit(open_match, [match_id], open_outputs, api_visibility="private")
+    open_outputs = [match_state, header, view, step, share, reveal, listing, play_btn, language, *groups,
+                    *step_outputs]
+    open_btn.click(open_match, [match_id, language], open_outputs, api_visibility="private")
+    match_id.submit(open_match, [match_id, language], open_outputs, api_visibility="private")
     share.change(None, [share], [share], js=FULL_URL_JS)
-    copy_btn.click(None, [share], [copied], js=COPY_JS)
+    copy_btn.click(None, [share, language], [copied], js=copy_js())
 
-    def pick_row(evt: gr.SelectData, frame: pd.DataFrame):
+    def pick_row(evt: gr.SelectData, frame: pd.DataFrame, page_language: str):
         row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
         mid = str(frame.iloc[row]["id"]) if frame is not None and len(frame) > row else ""
-        return (mid, *open_match(mid))
+        return (mid, *open_match(mid, page_language))
 
-    table.select(pick_row, [table], [match_id, *open_outputs], api_visibility="private", scroll_to_output=True)
+    table.select(pick_row, [table, language], [match_id, *open_outputs], api_visibility="private",
+                 scroll_to_output=True)
 
     def do_refresh(game: str, agent: str, status: str, days: float):
         return matches_frame(api.list_matches(game=game, agent=agent.strip(), status=status,
@@ -234,7 +287,7 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         start = not is_playing
         n = max(1, len(view_events(match, v)))
         s = 1 if start and int(s or 1) >= n else s  # replay from the start when at the end
-        return start, gr.update(active=start), gr.update(value="⏸ Pause" if start else "▶ Play"), s
+        return start, gr.update(active=start), gr.update(value=play_label(language_of(match), start)), s
 
     play_btn.click(toggle, [playing, match_state, view, step], [playing, timer, play_btn, step],
                    api_visibility="private")
@@ -246,7 +299,7 @@ def build_watch_tab(api: ArenaAPI) -> dict[str, Any]:
         new = min(int(s or 1) + 1, n)
         done = new >= n
         return (new, *render_step(match, v, new, shown), (not done),
-                gr.update(active=not done), gr.update(value="▶ Play" if done else "⏸ Pause"))
+                gr.update(active=not done), gr.update(value=play_label(language_of(match), not done)))
 
     timer.tick(tick, step_inputs, [step, *step_outputs, playing, timer, play_btn], api_visibility="private")
 
