@@ -8,13 +8,15 @@ from __future__ import annotations
 import base64
 import io
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from sdk import Agent, LLMAgent, Observation, RemoteAgent, serve
+from sdk import Agent, LLMAgent, Observation, RemoteAgent, openai_caller, serve
 from sdk.observation import Document, HistoryItem, PrivateInfo
 from space_app.games.mystery.catalog import get_script, image_path
 from space_app.games.mystery.rules import image_ref
@@ -121,6 +123,50 @@ def test_a_served_vision_agent_declares_it_over_http_and_gets_data_urls(tmp_path
 def test_info_says_whether_an_agent_reads_images():
     assert Agent("plain").info()["vision"] is False
     assert LLMAgent(lambda messages: "ok", vision=True).info()["vision"] is True
+
+
+# -- the model endpoint ---------------------------------------------------------------------------
+@pytest.fixture
+def chat_endpoint() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """An OpenAI-compatible chat endpoint on loopback that keeps every request body."""
+    bodies: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            reply = json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                                "choices": [{"index": 0, "finish_reason": "stop",
+                                             "message": {"role": "assistant", "content": "Final answer: P2"}}]})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply.encode())
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", bodies
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_caller_sends_image_parts_unchanged_and_text_only_agents_plain_text(chat_endpoint):
+    base_url, bodies = chat_endpoint
+    picture = data_url(image_path(image_ref(SCRIPT.id, SCRIPT.image_clues[0].file)))
+    assert picture is not None
+    vote = Observation(game="mystery", verb="vote", you="P1", options=["P2", "P3"], images=[picture],
+                       instruction="Who did it?")
+    for vision in (True, False):
+        agent = LLMAgent(openai_caller("m", base_url=base_url, api_key="k"), vision=vision)
+        assert agent.act(vote).text == "P2"
+    seeing, reading = (body["messages"][1]["content"] for body in bodies)
+    assert seeing[1:] == [{"type": "image_url", "image_url": {"url": picture}}]
+    assert seeing[0]["type"] == "text" and "1 image(s) of this game are attached" in seeing[0]["text"]
+    assert isinstance(reading, str) and "described by their captions" in reading and "data:" not in reading
 
 
 # -- the conversion ------------------------------------------------------------------------------
