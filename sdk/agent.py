@@ -31,11 +31,16 @@ class Agent:
     called from several matches (and threads) at once, so it must not keep
     per-game state on `self`; keep memory, where wanted, keyed by
     `obs.match_id` (see `MatchMemory`).
+
+    `vision` says whether the agent reads pictures: the arena sends a seat whose agent
+    declares it (in `info`) the images of its observation as data URLs; any other agent
+    gets the game's image references, which it cannot open (captions stand in).
     """
 
     name: str = "agent"
     description: str = ""
     games: tuple[str, ...] = ("spy", "avalon", "mystery", "tom")
+    vision: bool = False
 
     def __init__(self, name: str | None = None) -> None:
         if name is not None:
@@ -67,6 +72,8 @@ class Agent:
         return await loop.run_in_executor(LOCAL_AGENT_THREADS, self.act, obs)
 
     def info(self) -> dict:
+        """What the arena knows of this agent: name, description, SDK version, the games it
+        plays and whether it reads images (`vision`; a missing key means False)."""
         from . import __version__
 
         return {
@@ -74,4 +81,5 @@ class Agent:
             "description": self.description,
             "sdk_version": __version__,
             "games": list(self.games),
+            "vision": bool(self.vision),
         }

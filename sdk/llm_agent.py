@@ -42,6 +42,12 @@ class LLMAgent(Agent):
     Votes are parsed into a valid option; when the reply names none, the model is
     re-asked once with a corrective message. A reply that still cannot be read is
     returned as it is, so the arena records it as unparseable (never silently repaired).
+
+    `vision=True` declares (in `info`) that the model reads images: the arena then sends the
+    observation's pictures as data URLs and the user message becomes OpenAI-style content
+    parts (text, then one `image_url` part per picture). With the default `vision=False`
+    every message is plain text, the captions standing in for the pictures, so a text-only
+    `llm_caller` never receives content parts.
     """
 
     def __init__(
@@ -54,8 +60,10 @@ class LLMAgent(Agent):
         max_history: int = 60,
         description: str = "",
         games: tuple[str, ...] | None = None,
+        vision: bool = False,
     ) -> None:
         super().__init__(name)
+        self.vision = vision
         self.llm_caller = llm_caller
         self.system_prompts = {**SYSTEM_PROMPTS, **(system_prompts or {})}
         if games is not None:  # what `info` declares; the arena seats an agent only there
@@ -79,7 +87,7 @@ class LLMAgent(Agent):
         user = self.verb_templates[obs.verb].format(**fields)
         return [
             {"role": "system", "content": system},
-            {"role": "user", "content": user_content(user, obs.images)},
+            {"role": "user", "content": user_content(user, obs.images, vision=self.vision)},
         ]
 
     def _call(self, messages: list[Message]) -> str:

@@ -89,18 +89,24 @@ def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
 FETCHABLE = ("data:image/", "https://", "http://")
 
 
-def user_content(text: str, images: list[str]) -> str | list[dict]:
-    """Plain text, or OpenAI-style content parts when the observation carries images a model
-    endpoint can read (data URLs or web addresses). An arena's own image references (e.g.
-    `mystery-images/<script>/<file>`) cannot be fetched by an endpoint: they are left out and
-    the text says so, the captions in the text standing in for them."""
-    usable = [url for url in images if url.startswith(FETCHABLE)]
+def user_content(text: str, images: list[str], *, vision: bool) -> str | list[dict]:
+    """The user message's content for an observation's `images`.
+
+    With `vision`, images a model endpoint can read (data URLs, web addresses) become
+    OpenAI-style `image_url` parts after the text, and the text says how many are attached.
+    An arena's own image references (e.g. `mystery/<script>/<file>`, sent to agents that do
+    not declare vision) cannot be fetched by an endpoint, and a text-only model reads no
+    image at all: those are left out and the text says the captions stand in. Without
+    `vision` the content is always plain text."""
+    usable = [url for url in images if url.startswith(FETCHABLE)] if vision else []
     left_out = len(images) - len(usable)
     if left_out:
         text += (f"\n\n({left_out} image(s) of this game are described by their captions above; "
                  "the pictures themselves are not attached.)")
     if not usable:
         return text
+    text += (f"\n\n({len(usable)} image(s) of this game are attached after this text, in order; "
+             "a caption in the text above describes the same picture.)")
     parts: list[dict] = [{"type": "text", "text": text}]
     parts += [{"type": "image_url", "image_url": {"url": url}} for url in usable]
     return parts

@@ -294,6 +294,13 @@ class RemoteAgent(Agent):
         """Wait out a sleeping or building Space (backoff up to `wake_timeout`)."""
         self.info(wait=True)
 
+    @property
+    def vision(self) -> bool:  # type: ignore[override]  # read from the served agent, not set here
+        """Whether the served agent declared `vision` in its `info` (read by `prepare`, which the
+        arena calls before every match); False until its info has been read, or when absent."""
+        with self._lock:
+            return (self._info or {}).get("vision") is True
+
     def _payload(self, obs: Observation) -> dict[str, Any]:
         # an agent on an older SDK refuses fields it does not know: send what it can read
         with self._lock:

@@ -4,7 +4,9 @@ Simultaneous requests are called concurrently; each call's time limit is enforce
 by cancelling the await (a hung agent never holds the match); replies are bounded;
 timeouts, AgentErrors and unreadable votes become the rule's outcome through
 `Outcome.status`. Every call is recorded as a spectator-only `call` event with its
-latency, tokens and outcome. Many matches run concurrently on one event loop.
+latency, tokens and outcome. An agent that declared `vision` is sent its observation's
+pictures as data URLs (`images.inline_images`); the game and its events keep the
+references. Many matches run concurrently on one event loop.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sdk.observation import Observation
 from sdk.parsing import parse_choice
 
 from .games.base import SPECTATORS, Event, Game, Outcome, Request
+from .images import game_resolver, inline_images
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
 MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
@@ -84,12 +87,28 @@ def outcome_text(raw: str, obs: Observation) -> tuple[str | None, str, str]:
     return body[: obs.limits.max_chars], "ok", detail
 
 
+def sees_images(agent: Agent) -> bool:
+    """Whether the agent declared `vision` (a remote agent: in the `info` its `prepare` read)."""
+    return getattr(agent, "vision", False) is True
+
+
+async def shown_to(agent: Agent, obs: Observation) -> Observation:
+    """The observation as `agent` is sent it: with the game's image references it holds
+    turned into data URLs when the agent reads images, else as the game built it."""
+    to_url = game_resolver(obs.game) if sees_images(agent) else None
+    if to_url is None:
+        return obs
+    # reading and encoding a file the first time is blocking work: off the event loop
+    return await asyncio.to_thread(inline_images, obs, to_url)
+
+
 async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
                      seconds: float | None = None) -> tuple[Outcome, Event]:
     """One request -> (the outcome the game sees, the call record)."""
     obs = request.observation
     if seconds is not None:
         obs = obs.model_copy(update={"limits": obs.limits.model_copy(update={"seconds": seconds})})
+    obs = await shown_to(agent, obs)
     limit = obs.limits.seconds
     started = time.perf_counter()
     raw: Any = None

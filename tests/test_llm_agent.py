@@ -180,29 +180,49 @@ def test_answer_without_options_is_free_text():
 
 
 # -- images -------------------------------------------------------------------------
-def test_images_produce_openai_content_parts():
+def test_a_vision_agent_sends_images_as_openai_content_parts_and_says_they_are_attached():
     urls = ["data:image/png;base64,iVBORw0KGgo=", "https://example.org/board.png"]
     caller = scripted_caller(["Final answer: P2"])
-    LLMAgent(caller).vote(obs(images=urls))
+    LLMAgent(caller, vision=True).vote(obs(images=urls))
     content = caller.calls[0][1]["content"]
     assert isinstance(content, list)
     assert content[0]["type"] == "text" and "Options: P1, P2, P10." in content[0]["text"]
+    assert "2 image(s) of this game are attached after this text" in content[0]["text"]
+    assert "not attached" not in content[0]["text"]
     assert content[1:] == [{"type": "image_url", "image_url": {"url": u}} for u in urls]
     assert isinstance(caller.calls[0][0]["content"], str)  # the system prompt stays text
 
 
+def test_a_text_only_agent_always_sends_plain_text_with_the_captions_standing_in():
+    """vision=False (the default): even a data URL is not sent, so a text-only llm_caller
+    never receives content parts; the text says the captions stand in."""
+    caller = scripted_caller(["Final answer: P2"])
+    LLMAgent(caller).vote(obs(images=["data:image/png;base64,iVBORw0KGgo=", "mystery/larkspur/floor_plan.png"]))
+    content = caller.calls[0][1]["content"]
+    assert isinstance(content, str)
+    assert "2 image(s) of this game are described by their captions above" in content
+    assert "data:image" not in content
+
+
 def test_image_references_an_endpoint_cannot_fetch_are_left_out_and_said_so():
-    """A murder script's clue travels as a reference (mystery-images/...): a model endpoint
-    cannot read it, so it is not sent as an image part, and the text says the captions stand in."""
+    """A murder script's clue reaches an agent the arena does not know reads images as a
+    reference (mystery/...): a model endpoint cannot read it, so even a vision agent does not
+    send it as an image part, and the text says the captions stand in."""
     caller = scripted_caller(["Final answer: P2", "Final answer: P2"])
-    LLMAgent(caller).vote(obs(images=["mystery-images/larkspur/floor_plan.png"]))
+    LLMAgent(caller, vision=True).vote(obs(images=["mystery/larkspur/floor_plan.png"]))
     content = caller.calls[0][1]["content"]
     assert isinstance(content, str) and "1 image(s) of this game are described by their captions" in content
-    mixed = ["mystery-images/larkspur/floor_plan.png", "data:image/png;base64,iVBORw0KGgo="]
-    LLMAgent(caller).vote(obs(images=mixed))
+    mixed = ["mystery/larkspur/floor_plan.png", "data:image/png;base64,iVBORw0KGgo="]
+    LLMAgent(caller, vision=True).vote(obs(images=mixed))
     parts = caller.calls[1][1]["content"]
     assert [p["image_url"]["url"] for p in parts[1:]] == [mixed[1]]
-    assert "1 image(s)" in parts[0]["text"]
+    assert "1 image(s) of this game are described by their captions" in parts[0]["text"]
+    assert "1 image(s) of this game are attached" in parts[0]["text"]
+
+
+def test_info_declares_vision_false_by_default_and_as_given():
+    assert LLMAgent(scripted_caller(["x"])).info()["vision"] is False
+    assert LLMAgent(scripted_caller(["x"]), vision=True).info()["vision"] is True
 
 
 # -- failures ------------------------------------------------------------------------

@@ -158,9 +158,19 @@ def failures(remote: RemoteAgent, obs: Observation) -> tuple[AgentError, AgentEr
 # -- happy path ----------------------------------------------------------------
 def test_info(counting, remotes):
     _, url = counting
-    info = remotes(url).info(wait=False)
+    remote = remotes(url)
+    assert remote.vision is False  # nothing read yet
+    info = remote.info(wait=False)
     assert info == {"name": "counter", "description": "A test agent.", "sdk_version": sdk.__version__,
-                    "games": ["spy", "tom"], "secret_required": False}
+                    "games": ["spy", "tom"], "vision": False, "secret_required": False}
+    assert remote.vision is False
+
+
+def test_a_served_vision_agent_declares_it_and_the_remote_reads_it(launch, remotes):
+    remote = remotes(launch(serve(LLMAgent(lambda messages: "ok", name="seer", vision=True))))
+    assert remote.vision is False  # until its info is read
+    remote.prepare()
+    assert remote.info(wait=False)["vision"] is True and remote.vision is True
 
 
 def test_speak_vote_answer_sync(counting, remotes):
