@@ -670,3 +670,35 @@ def test_games_draw_from_the_builtin_pairs_by_seed_and_difficulty(language):
     game = SpyGame(list(SEATS), 9, SpySettings(language=language))
     assert set(game.words.values()) == {game.pair.civilian, game.pair.spy}
     assert list(game.words.values()).count(game.pair.spy) == 1
+
+
+def test_a_chinese_game_speaks_chinese_and_keeps_english_reasons_in_its_record():
+    """The transcript's own lines (start, rounds, fouls, votes, results, the end) are in the
+    game's language; the foul reason the record keeps for metrics stays the English one."""
+    game = make(find_seed(lambda g: g.opener != g.spy, language="zh", pair=ZH_PAIR),
+                language="zh", pair=ZH_PAIR)
+    step(game, speak={(game.opener, 1): "我每天都喝绿茶"})  # the civilians' word: a foul
+    others = [x for x in game.seats if x != game.spy]
+    play_round(game, vote={(x, 1): game.spy for x in others})
+    lines = {e.kind: e for e in game.events if e.visible_to is None}
+    assert lines["start"].text.startswith("6 名玩家") and "卧底" in lines["start"].text
+    assert lines["round_start"].text.startswith("第 1 轮开始")
+    assert "犯规" in lines["foul"].text and lines["foul"].data["reason"] == (
+        "the statement contains the speaker's own word")
+    assert "[已隐藏" in lines["foul"].data["shown"]
+    assert "投票给" in next(e.text for e in game.events if e.kind == "vote" and e.data["target"])
+    assert game.over and lines["end"].text.startswith("游戏结束")
+    english = make(find_seed(lambda g: g.opener != g.spy), pair=ZH_PAIR)
+    assert next(e.text for e in english.events if e.kind == "start").startswith("6 players:")
+
+
+def test_every_phrasebook_line_exists_in_every_language_with_the_same_placeholders():
+    from space_app.games.phrasebook import Phrasebook
+    from space_app.games.spy.phrases import PHRASES
+
+    assert set(PHRASES.languages) == {"en", "zh"} and "votes_for" in PHRASES.keys()
+    with pytest.raises(ValueError, match="differ"):
+        Phrasebook({"en": {"a": "x", "b": "y"}, "zh": {"a": "x"}})
+    with pytest.raises(ValueError, match="placeholders"):
+        Phrasebook({"en": {"a": "{seat} votes"}, "zh": {"a": "{who} 投票"}})
+    assert PHRASES.say("fr", "tie") == PHRASES.say("en", "tie")

@@ -212,7 +212,8 @@ class WiSAgent(Agent):
                 return None
             return {"status": STATUS_ROUND, "round": item.round, "name": item.who, "message": item.text}
         if item.kind == "vote":
-            target = _vote_target(item.who, item.text, obs.seats)
+            # the structured target first: the line itself is in the game's language
+            target = item.data.get("target") if "target" in item.data else _vote_target(item.who, item.text, obs.seats)
             if item.who == obs.you or target is None:
                 return None
             return {"status": STATUS_VOTE, "round": item.round, "name": item.who, "message": target}
@@ -221,7 +222,7 @@ class WiSAgent(Agent):
             if nxt is not None and nxt.kind == "elimination" and nxt.round == item.round:
                 out: str | None = nxt.who
             else:
-                out = _voted_out(item.text, obs.seats)
+                out = item.data.get("eliminated") if "eliminated" in item.data else _voted_out(item.text, obs.seats)
             if out:
                 return {"status": STATUS_VOTE_RESULT, "round": item.round, "name": out, "message": out}
             return {"status": STATUS_VOTE_RESULT, "round": item.round, "message": ""}

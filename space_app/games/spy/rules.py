@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from sdk.observation import ABSTAIN, Limits
 
 from ..base import SPECTATORS, Game, Outcome, Request
+from .phrases import PHRASES
 from .words import WordPair, load_builtin_pairs
 
 SPY, CIVILIAN = "spy", "civilian"
@@ -152,17 +153,17 @@ class SpyGame(Game):
     # -- setup --------------------------------------------------------------
     def _start(self) -> None:
         s = self.settings
-        self.emit("setup", f"Word pair: civilians '{self.pair.civilian}', spy '{self.pair.spy}'. "
-                  f"Spy: {self.spy}. Opener: {self.opener}.", visible_to=SPECTATORS,
+        say = self._say
+        self.emit("setup", say("setup", civilian=self.pair.civilian, spy_word=self.pair.spy, spy=self.spy,
+                               opener=self.opener), visible_to=SPECTATORS,
                   roles={x: (SPY if x == self.spy else CIVILIAN) for x in self.seats},
                   words=dict(self.words), spy=self.spy, opener=self.opener,
                   pair=self.pair.model_dump(), settings=s.model_dump(exclude={"pair"}))
         for seat in self.seats:
             word = self.words[seat]
-            text = (f"你的词是「{word}」。" if s.language == "zh" else f"Your secret word is '{word}'.")
-            self.emit("private", text, actor=seat, visible_to=(seat,), facts={"word": word})
-        self.emit("start", f"{len(self.seats)} players: {', '.join(self.seats)}. One of you is the "
-                  f"spy. {self.opener} opens each round. Up to {s.rounds} rounds.",
+            self.emit("private", say("your_word", word=word), actor=seat, visible_to=(seat,), facts={"word": word})
+        self.emit("start", say("start", n=len(self.seats), seats=self._list(self.seats), opener=self.opener,
+                               rounds=s.rounds),
                   seats=list(self.seats), opener=self.opener)
         self._begin_round()
 
@@ -177,8 +178,15 @@ class SpyGame(Game):
         self.turn = 0
         self.round_fouls = []
         self.phase = "describe"
-        self.emit("round_start", f"Round {self.round} begins. Speaking order: {', '.join(self.order)}.",
+        self.emit("round_start", self._say("round_start", round=self.round, order=self._list(self.order)),
                   round=self.round, order=list(self.order))
+
+    def _say(self, key: str, **values: Any) -> str:
+        """One of the game's lines in the match's language."""
+        return PHRASES.say(self.settings.language, key, **values)
+
+    def _list(self, seats: list[str]) -> str:
+        return PHRASES.join(self.settings.language, seats)
 
     def seat_roles(self) -> dict[str, str]:
         return {x: (SPY if x == self.spy else CIVILIAN) for x in self.seats}
@@ -195,12 +203,7 @@ class SpyGame(Game):
         lang = self.settings.language
         if self.phase == "describe":
             seat = self.order[self.turn]
-            instruction = (
-                f"第{self.round}轮。用一句话描述你的词，不要说出这个词，也不要重复之前的发言。"
-                if lang == "zh" else
-                f"Round {self.round}. Describe your word in one statement. Do not say the word "
-                "itself and do not repeat any earlier statement."
-            )
+            instruction = self._say("describe", round=self.round)
             obs = self.observe(seat, "speak", phase="describe", instruction=instruction,
                                limits=self._limits(), round=self.round, language=lang)
             return [Request(seat, obs)]
@@ -208,11 +211,7 @@ class SpyGame(Game):
             requests = []
             for seat in self.alive:
                 options = [x for x in self.alive if x != seat]
-                instruction = (
-                    f"第{self.round}轮投票。投给你认为是卧底的玩家，或者弃权（abstain）。"
-                    if lang == "zh" else
-                    f"Round {self.round} vote. Vote for the player you think is the spy, or abstain."
-                )
+                instruction = self._say("vote", round=self.round)
                 obs = self.observe(seat, "vote", phase="vote", instruction=instruction,
                                    options=options, allow_abstain=True, limits=self._limits(),
                                    round=self.round, language=lang)
@@ -237,30 +236,31 @@ class SpyGame(Game):
         raw = (outcome.text or "") if outcome.ok else ""
         text = raw.strip()[:limit].strip()
         word = self.words[seat]
-        reason = ""
+        why = ""  # the foul, if any: a REASON_KEYS entry
+        # a person's own limit, not the game's
+        seconds = f"{outcome.seconds or self.settings.seconds:g}"
         if not outcome.ok:
             # public text stays generic; the agent's error detail lives in the call record
-            seconds = outcome.seconds or self.settings.seconds  # a person's own limit, not the game's
-            reason = (f"no statement within {seconds:g} s" if outcome.status == "timeout"
-                      else "no statement (the agent failed)")
+            why = "timeout" if outcome.status == "timeout" else "failed"
         elif not normalise_statement(text):
-            reason = "empty statement"
+            why = "empty"
         elif normalise_statement(text) in SKIP_WORDS:
-            reason = "the player skipped its statement"
+            why = "skipped"
         elif contains_word(text, word, self.settings.language):
-            reason = "the statement contains the speaker's own word"
+            why = "own_word"
         elif normalise_statement(text) in self.spoken:
-            reason = "the statement repeats an earlier statement"
+            why = "repeat"
         if text:
             self.spoken.append(normalise_statement(text))
-        if reason:
+        if why:
             self.round_fouls.append(seat)
-            shown = ("[withheld: it contained the speaker's word]"
-                     if "own word" in reason else text)
+            # the record keeps the English reason (metrics read it); the line is in the game's language
+            reason = PHRASES.say("en", f"reason_{why}", seconds=seconds)
+            shown = self._say("withheld") if why == "own_word" else text
             if text and shown == text:
                 self.emit("statement", text, actor=seat, round=self.round, foul=True)
-            self.emit("foul", f"{seat} fouled: {reason}.", actor=seat, round=self.round,
-                      reason=reason, status=outcome.status, shown=shown)
+            self.emit("foul", self._say("foul", seat=seat, reason=self._say(f"reason_{why}", seconds=seconds)),
+                      actor=seat, round=self.round, reason=reason, status=outcome.status, shown=shown)
             if text and shown != text:
                 self.emit("withheld_statement", text, actor=seat, round=self.round,
                           visible_to=SPECTATORS)
@@ -279,7 +279,7 @@ class SpyGame(Game):
 
     def _end_of_statements(self) -> None:
         for seat in self.round_fouls:
-            self._eliminate(seat, "foul", f"The judge eliminates {seat} for a foul.")
+            self._eliminate(seat, "foul", self._say("judge_eliminates", seat=seat))
         if self._check_end():
             return
         self.phase = "vote"
@@ -293,7 +293,7 @@ class SpyGame(Game):
             target = outcome.text.strip() if outcome and outcome.ok and outcome.text else ""
             if target in options:
                 tally[target] += 1
-                text, reason = f"{voter} votes for {target}.", ""
+                text, reason = self._say("votes_for", voter=voter, target=target), ""
                 if target == self.spy and voter != self.spy:
                     self.vote_points[voter] += 1
                     self.vote_points[self.spy] -= 1
@@ -306,17 +306,17 @@ class SpyGame(Game):
                 else:
                     reason = f"'{target[:60]}' is not on the list"
                 target = ""
-                text = f"{voter} abstains."
+                text = self._say("abstains", voter=voter)
             self.emit("vote", text, actor=voter, round=self.round, target=target or None,
                       reason=reason)
         ranking = tally.most_common()
         if ranking and (len(ranking) == 1 or ranking[0][1] > ranking[1][1]):
             out = ranking[0][0]
-            self.emit("vote_result", f"{out} is voted out with {ranking[0][1]} vote(s).",
+            self.emit("vote_result", self._say("voted_out", seat=out, votes=ranking[0][1]),
                       round=self.round, tally=dict(tally), eliminated=out)
-            self._eliminate(out, "vote", f"{out} is eliminated by vote.")
+            self._eliminate(out, "vote", self._say("eliminated_by_vote", seat=out))
         else:
-            text = "A tie: nobody is eliminated." if ranking else "No votes: nobody is eliminated."
+            text = self._say("tie" if ranking else "no_votes")
             self.emit("vote_result", text, round=self.round, tally=dict(tally), eliminated=None)
         if self._check_end():
             return
@@ -337,9 +337,9 @@ class SpyGame(Game):
         self.phase = "over"
         result = self.result()
         lang = self.settings.language
-        winner = "the spy wins" if result["winner"] == SPY else "the civilians win"
-        self.emit("end", f"Game over: {winner}. The spy was {self.spy} "
-                  f"('{self.pair.spy}'); the civilians' word was '{self.pair.civilian}'.",
+        winner = self._say("spy_wins" if result["winner"] == SPY else "civilians_win")
+        self.emit("end", self._say("end", winner=winner, spy=self.spy, spy_word=self.pair.spy,
+                                   civilian=self.pair.civilian),
                   round=self.round, winner=result["winner"], roles=result["roles"],
                   words=dict(self.words), scores=result["scores"], language=lang)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..spec import Panel, ReplayView
+from .phrases import PHRASES
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none
     import pandas as pd
@@ -57,18 +58,19 @@ VIEW = ReplayView(
 
 
 def why_won(match: dict[str, Any]) -> str:
-    """One line on why the winner won, from the stored result and events."""
+    """One line on why the winner won, from the stored result and events, in the match's language."""
     result = match.get("result") or {}
+    settings = match.get("settings") or {}
+    lang = settings.get("language")
     spy = result.get("spy") or next((s for s, r in (result.get("roles") or {}).items() if r == "spy"), "?")
     out_round = (result.get("eliminated_round") or {}).get(spy)
     if out_round is not None:
         how = next(((e.get("data") or {}).get("reason") for e in match.get("events", [])
                     if e["kind"] == "elimination" and e["actor"] == spy), "vote")
-        verb = "was eliminated for a foul" if how == "foul" else "was voted out"
-        return f"The spy {spy} {verb} in round {out_round}."
+        return PHRASES.say(lang, "why_foul" if how == "foul" else "why_voted", spy=spy, round=out_round)
     rounds = result.get("rounds_played")
-    settings = match.get("settings") or {}
     survivors = len(result.get("scores") or {}) - len(result.get("eliminated_round") or {})
     if survivors < int(settings.get("min_survivors", 3)):
-        return f"The spy {spy} survived until only {survivors} players were left."
-    return f"The spy {spy} survived all {rounds} rounds." if rounds else f"The spy {spy} was never voted out."
+        return PHRASES.say(lang, "why_few_left", spy=spy, survivors=survivors)
+    return PHRASES.say(lang, "why_all_rounds", spy=spy, rounds=rounds) if rounds else PHRASES.say(
+        lang, "why_never_out", spy=spy)

@@ -1,0 +1,76 @@
+"""Who is the Spy's own lines in English and Chinese: the events its transcript shows, the
+instructions to the seats, the reasons for a foul and the line on why the winner won."""
+
+from __future__ import annotations
+
+from ..phrasebook import Phrasebook
+
+PHRASES = Phrasebook({
+    "en": {
+        "setup": "Word pair: civilians '{civilian}', spy '{spy_word}'. Spy: {spy}. Opener: {opener}.",
+        "your_word": "Your secret word is '{word}'.",
+        "start": ("{n} players: {seats}. One of you is the spy. {opener} opens each round. "
+                  "Up to {rounds} rounds."),
+        "round_start": "Round {round} begins. Speaking order: {order}.",
+        "describe": ("Round {round}. Describe your word in one statement. Do not say the word itself and "
+                     "do not repeat any earlier statement."),
+        "vote": "Round {round} vote. Vote for the player you think is the spy, or abstain.",
+        "reason_timeout": "no statement within {seconds} s",
+        "reason_failed": "no statement (the agent failed)",
+        "reason_empty": "empty statement",
+        "reason_skipped": "the player skipped its statement",
+        "reason_own_word": "the statement contains the speaker's own word",
+        "reason_repeat": "the statement repeats an earlier statement",
+        "withheld": "[withheld: it contained the speaker's word]",
+        "foul": "{seat} fouled: {reason}.",
+        "judge_eliminates": "The judge eliminates {seat} for a foul.",
+        "votes_for": "{voter} votes for {target}.",
+        "abstains": "{voter} abstains.",
+        "voted_out": "{seat} is voted out with {votes} vote(s).",
+        "tie": "A tie: nobody is eliminated.",
+        "no_votes": "No votes: nobody is eliminated.",
+        "eliminated_by_vote": "{seat} is eliminated by vote.",
+        "spy_wins": "the spy wins",
+        "civilians_win": "the civilians win",
+        "end": "Game over: {winner}. The spy was {spy} ('{spy_word}'); the civilians' word was '{civilian}'.",
+        "why_foul": "The spy {spy} was eliminated for a foul in round {round}.",
+        "why_voted": "The spy {spy} was voted out in round {round}.",
+        "why_few_left": "The spy {spy} survived until only {survivors} players were left.",
+        "why_all_rounds": "The spy {spy} survived all {rounds} rounds.",
+        "why_never_out": "The spy {spy} was never voted out.",
+    },
+    "zh": {
+        "setup": "词对：平民「{civilian}」，卧底「{spy_word}」。卧底：{spy}。首位发言：{opener}。",
+        "your_word": "你的词是「{word}」。",
+        "start": "{n} 名玩家：{seats}。你们之中有一名卧底。每轮由 {opener} 先发言。最多 {rounds} 轮。",
+        "round_start": "第 {round} 轮开始。发言顺序：{order}。",
+        "describe": "第{round}轮。用一句话描述你的词，不要说出这个词，也不要重复之前的发言。",
+        "vote": "第{round}轮投票。投给你认为是卧底的玩家，或者弃权（abstain）。",
+        "reason_timeout": "{seconds} 秒内没有发言",
+        "reason_failed": "没有发言（智能体出错）",
+        "reason_empty": "发言为空",
+        "reason_skipped": "该玩家跳过了发言",
+        "reason_own_word": "发言中包含了自己的词",
+        "reason_repeat": "发言重复了之前的发言",
+        "withheld": "[已隐藏：其中包含发言者的词]",
+        "foul": "{seat} 犯规：{reason}。",
+        "judge_eliminates": "裁判因犯规淘汰 {seat}。",
+        "votes_for": "{voter} 投票给 {target}。",
+        "abstains": "{voter} 弃权。",
+        "voted_out": "{seat} 以 {votes} 票被投出。",
+        "tie": "平票：无人出局。",
+        "no_votes": "无人投票：无人出局。",
+        "eliminated_by_vote": "{seat} 被投票淘汰。",
+        "spy_wins": "卧底获胜",
+        "civilians_win": "平民获胜",
+        "end": "游戏结束：{winner}。卧底是 {spy}（「{spy_word}」）；平民的词是「{civilian}」。",
+        "why_foul": "卧底 {spy} 在第 {round} 轮因犯规被淘汰。",
+        "why_voted": "卧底 {spy} 在第 {round} 轮被投出。",
+        "why_few_left": "卧底 {spy} 一直存活，直到只剩 {survivors} 名玩家。",
+        "why_all_rounds": "卧底 {spy} 存活了全部 {rounds} 轮。",
+        "why_never_out": "卧底 {spy} 始终没有被投出。",
+    },
+})
+
+# the foul reasons the record keeps (event data `reason`, read by metrics): always English
+REASON_KEYS = ("timeout", "failed", "empty", "skipped", "own_word", "repeat")
