@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
 from pydantic import BaseModel
 
@@ -216,6 +216,14 @@ class GameSpec:
             return self.why_won(match)
         except (KeyError, TypeError, ValueError, AttributeError):
             return ""  # an older record without what the hook reads: the winner alone still shows
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the game is played in: its settings' `language` choices (a Literal),
+        or English alone when it has no such setting."""
+        field_info = self.settings_class.model_fields.get("language")
+        choices = get_args(field_info.annotation) if field_info is not None else ()
+        return tuple(str(c) for c in choices) or ("en",)
 
     @property
     def record_roles(self) -> tuple[str, ...]:

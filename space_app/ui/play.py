@@ -13,12 +13,12 @@ from sdk import Observation
 
 from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
-from ..games import GAMES, get_game
+from ..games import GAMES, GameSpec, get_game
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .common import signed_in, visitor_of
-from .i18n import Interface, language_choices, normal, text
+from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
 from .replay import result_markdown, transcript_html, visible
 
@@ -115,6 +115,11 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
     return out
 
 
+def game_languages(spec: GameSpec, lang: str) -> Any:
+    """The language control for a game: the languages it is played in."""
+    return gr.update(choices=[(LANGUAGES[code], code) for code in spec.languages if code in LANGUAGES], value=lang)
+
+
 def my_seat_choices(lang: str, names: list[str]) -> list[tuple[str, str]]:
     return [(text(lang, "play.watch_only"), WATCH_ONLY), *((name, name) for name in names)]
 
@@ -184,10 +189,14 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 *seat_updates(api, game_id, n, list(current), normal(lang)))
 
     def on_game(game_id: str, lang: str, *current: str):
-        return reshape(game_id, get_game(game_id).default_players, lang, *current)
+        """The game's seats, and its languages: a game played only in English switches the
+        page to English (the control is the game's language)."""
+        spec = get_game(game_id)
+        lang = lang if lang in spec.languages else spec.languages[0]
+        return (*reshape(game_id, spec.default_players, lang, *current), game_languages(spec, lang))
 
     shaped = [players, my_seat, *seat_dropdowns]
-    game.change(on_game, [game, language, *seat_dropdowns], shaped, api_visibility="private")
+    game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private")
     players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private")
 
     def reword_seats(game_id: str, n: float, lang: str, mine: str, *current: str):

@@ -12,7 +12,7 @@ from ..api import ApiError, ArenaAPI
 from ..games import GAMES, Panel, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
-from .i18n import LANGUAGES, Interface, language_of, normal, text
+from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
 from .media import image_resolver
 from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
 
@@ -235,7 +235,8 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
         seats = [s["seat"] for s in match["seats"]]
         return (match, header_for(match), gr.update(choices=[spectator_choice(lang), *seats], value=SPECTATOR),
                 gr.update(minimum=1, maximum=max(2, n), value=1), f"?match={match['id']}", False,
-                gr.update(open=False), gr.update(value=play_label(lang, False)), gr.update(value=lang),
+                gr.update(open=False), gr.update(value=play_label(lang, False)),
+                gr.update(choices=language_choices(), value=lang),
                 *panel_groups_for(match["game"]), *render_step(match, SPECTATOR, 1))
 
     open_outputs = [match_state, header, view, step, share, reveal, listing, play_btn, language, *groups,
