@@ -479,6 +479,13 @@ def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_
     page.goto(arena_url)
     assert page.locator("#page-header a", has_text="API").get_attribute("href") == "?view=api"
     expect(page.get_by_role("button", name="Use via API")).to_be_visible()  # the footer is not hidden
+    # the header's link opens Gradio's API page straight away, every named endpoint listed
+    page.goto(f"{arena_url}?view=api", wait_until="domcontentloaded")
+    docs = page.locator(".api-docs")
+    expect(docs).to_be_visible()
+    for endpoint in ("/run_match", "/leaderboard", "/register_agent", "/get_match"):
+        expect(docs).to_contain_text(endpoint)
+    screenshot(page, "api-page", docs=True, full_page=False)
 
 
 def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):

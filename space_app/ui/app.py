@@ -18,6 +18,26 @@ from .results import build_results_tab, games_with_results
 from .suites_tab import build_suites_tab
 from .watch import build_watch_tab
 
+# Gradio 6 draws its API page for `?view=api` only once the page's code is loaded, which it
+# loads when the footer link is hovered; a visitor arriving on the link itself sees nothing.
+# So: hover the link (loads it), then close and reopen the page (draws it).
+OPEN_API_PAGE_JS = """async () => {
+    if (new URLSearchParams(window.location.search).get('view') !== 'api') return;
+    const link = await new Promise((done) => {
+        const started = Date.now();
+        const look = () => {
+            const found = document.querySelector('.show-api');
+            if (found || Date.now() - started > 20000) done(found); else setTimeout(look, 100);
+        };
+        look();
+    });
+    if (!link) return;
+    link.dispatchEvent(new MouseEvent('mouseenter'));
+    link.click();
+    await new Promise((r) => setTimeout(r, 300));
+    link.click();
+}"""
+
 
 def launch_kwargs() -> dict[str, Any]:
     return {"css": CSS, "theme": THEME}
@@ -72,6 +92,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 return (gr.Tabs(selected="watch"), gr.update(), *unchanged, *watch["agent_matches"](agent))
             return (gr.Tabs(), gr.update(), *unchanged, gr.update(), gr.update())
 
+        demo.load(None, None, None, js=OPEN_API_PAGE_JS)
         demo.load(on_load, None, [tabs, watch["match_id"], *watch["open_outputs"], watch["agent_filter"],
                                   watch["table"]], api_visibility="private")
     return demo
