@@ -66,6 +66,25 @@ def test_rp_prefers_an_in_character_voice_and_is_labelled():
     assert a.judge == "heuristic (similarity)"
 
 
+def test_rp_marks_down_reading_the_script_aloud_and_speaking_another_language():
+    """The two ways a naive or confused player looks natural on the surface: reciting its own
+    script sentence by sentence, and answering a Chinese game in English."""
+    judge = HeuristicJudge()
+    lines = [s.strip() for s in CLARA.script.replace("\n", " ").split(". ") if len(s.split()) > 8][:4]
+    recited = Seat(character="Clara Marsh", said=lines, script=CLARA.script)
+    own = Seat(character="Clara Marsh", script=CLARA.script, said=[
+        "I'm Clara; I came up to the dome to watch the sky, and I still can't believe Ivo is dead.",
+        "Samuel sat in that library wingchair at half past ten holding Ivo's envelope, I'm sure of it.",
+        "Felix, tell us plainly: who went up the observatory stair while you were on the telephone?",
+        "If my comb was found by the telescope, somebody carried it there after I left, not me."])
+    assert judge.rp_parts(recited)["own_words_on_the_case"] < 0.4 < judge.rp_parts(own)["own_words_on_the_case"]
+    assert judge.rp(recited).value < judge.rp(own).value
+    shen = get_script("tingyu-teahouse").role("沈青")
+    chinese = Seat(character="沈青", language="zh", script=shen.script, said=["我那天晚上一直在前台，韩东来过两次。"])
+    english = Seat(character="沈青", language="zh", script=shen.script, said=["I was at the front desk all evening."])
+    assert judge.rp_parts(chinese)["in_language"] == 1.0 and judge.rp_parts(english)["in_language"] == 0.0
+
+
 # -- the LLM judge ---------------------------------------------------------------------------------
 def test_the_llm_judge_reads_a_score_and_records_a_fallback_for_garbage():
     prompts: list[str] = []

@@ -38,6 +38,7 @@ class Seat(BaseModel):
     said: list[str] = []  # everything it said, in order (introduction, statements, questions, answers, reasoning)
     silences: int = 0
     reasoning: str = ""  # its final reasoning statement ("" when silent)
+    script: str = ""  # the character's private script: what reading it aloud looks like
 
 
 class Verdict(BaseModel):
@@ -65,6 +66,31 @@ _META = re.compile(
     r"role-?play|my character|option [a-d]\b|answer:|seat \d)|```|<\|?[a-z_]+\|?>|作为(?:一个)?(?:ai|人工智能|助手)|"
     r"语言模型|玩家|扮演|这个游戏", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|we|us|our)\b|我", re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+RECITED_RUN = 4  # content terms in a row, in the script's order: a run read out of the script
+ON_THE_CASE = 2  # content terms of the character's script a statement holds to be about the case
+
+
+def in_language(text: str, language: str) -> bool:
+    """Whether a statement is written in the game's language: Chinese holds at least a third as
+    many Chinese characters as Latin letters; English holds at most a few Chinese characters
+    (a quoted name)."""
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    if language == "zh":
+        return cjk > 0 and 3 * cjk >= latin
+    return cjk <= 4 and latin > 0
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + RECITED_RUN]) for i in range(len(words) - RECITED_RUN + 1)}
+
+
+def recited(statement: str, script_runs: set[tuple[str, ...]]) -> float:
+    """How much of a statement is read out of the script: the share of its runs of content
+    terms that appear in the script in the same order (0 for a statement too short to tell)."""
+    runs = _runs(terms(statement))
+    return len(runs & script_runs) / len(runs) if runs else 0.0
 
 
 def coverage(clue: str, statement: str) -> float:
@@ -82,24 +108,35 @@ class HeuristicJudge:
 
     label = HEURISTIC_LABEL
 
+    # the core of role-play weighs most: talking about the case (its script's matters) in one's
+    # own words; a retrieval agent reads its script aloud, a filler agent says nothing of the case
+    RP_WEIGHTS = {"voiced": 0.1, "first_person": 0.1, "in_character": 0.1, "in_language": 0.1,
+                  "own_words_on_the_case": 0.4, "not_repeated": 0.1, "varied": 0.1}
+
     def rp_parts(self, seat: Seat) -> dict[str, float]:
         """Each feature in 0..1 (1 natural): voiced (spoke rather than fell silent), first person,
-        no meta or assistant phrasing, no repetition, varied length, substance (≥ 5 content terms)."""
+        no meta or assistant phrasing, in the game's language, on the case in its own words (per
+        statement: about the case, i.e. holding at least two of its script's content terms, times
+        the share of it not read out of the script), no repetition, varied length."""
         said = [s for s in seat.said if s.strip()]
         turns = len(said) + seat.silences
         normal = [" ".join(terms(s)) for s in said]
         lengths = [len(s) for s in said]
         variety = min(1.0, statistics.pstdev(lengths) / statistics.mean(lengths)) if len(said) > 1 else 0.0
+        script_terms = terms(seat.script)
+        script_runs, vocabulary = _runs(script_terms), set(script_terms)
+        on_case = [(len(set(terms(s)) & vocabulary) >= ON_THE_CASE) * (1.0 - recited(s, script_runs))
+                   for s in said]
         return {"voiced": len(said) / turns if turns else 0.0,
                 "first_person": _share([bool(_FIRST_PERSON.search(s)) for s in said]),
                 "in_character": _share([not _META.search(s) for s in said]),
+                "in_language": _share([in_language(s, seat.language) for s in said]),
+                "own_words_on_the_case": statistics.mean(on_case) if on_case else 0.0,
                 "not_repeated": len(set(normal)) / len(normal) if normal else 0.0,
-                "varied": variety,
-                "substance": _share([len(terms(s)) >= 5 for s in said])}
+                "varied": variety}
 
     def rp(self, seat: Seat) -> Verdict:
-        weights = {"voiced": 0.2, "first_person": 0.2, "in_character": 0.2, "not_repeated": 0.2, "varied": 0.1,
-                   "substance": 0.1}
+        weights = self.RP_WEIGHTS
         parts = self.rp_parts(seat)
         return Verdict(value=round(1 + 9 * sum(weights[k] * parts[k] for k in weights), 3), judge=self.label)
 

@@ -80,8 +80,11 @@ def seat_of(match: dict[str, Any], seat: str) -> Seat:
     said = [e["text"] for e in events if e["kind"] in SPEECH_KINDS and e["actor"] == seat]
     reasoning = next((e["text"] for e in reversed(events) if e["kind"] == "reasoning" and e["actor"] == seat), "")
     silences = sum(e["kind"] == "silence" and e["actor"] == seat for e in events)
+    script_id = str((match.get("settings") or {}).get("script") or start["data"].get("script") or "")
+    shipped = catalog().scripts.get(script_id)
+    role = next((r for r in shipped.roles if r.name == seat), None) if shipped else None
     return Seat(character=seat, introduction=intro, language=start["data"].get("language") or "en", said=said,
-                silences=silences, reasoning=reasoning)
+                silences=silences, reasoning=reasoning, script=role.script if role else "")
 
 
 def _key_clues(script_id: str, character: str) -> list[str] | None:
