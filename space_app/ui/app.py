@@ -39,10 +39,10 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             with tab("watch", "watch") as watch_tab:
                 watch = build_watch_tab(api, words, language)
             with tab("leaderboard", "leaderboard") as board_tab:
-                board = build_leaderboard_tab(api)
+                board = build_leaderboard_tab(api, words, language)
             if games_with_results():
                 with tab("results", "results") as results_tab:
-                    build_results_tab(api, results_tab)
+                    build_results_tab(api, results_tab, words, language)
             with tab("suites", "suites") as suites_tab:
                 suites = build_suites_tab(api)
             with tab("agents", "agents") as agents_tab:
