@@ -44,7 +44,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 with tab("results", "results") as results_tab:
                     build_results_tab(api, results_tab, words, language)
             with tab("suites", "suites") as suites_tab:
-                suites = build_suites_tab(api)
+                suites = build_suites_tab(api, words, language)
             with tab("agents", "agents") as agents_tab:
                 agents = build_agents_tab(api)
             with tab("about", "about"):
