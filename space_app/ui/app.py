@@ -46,7 +46,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             with tab("suites", "suites") as suites_tab:
                 suites = build_suites_tab(api, words, language)
             with tab("agents", "agents") as agents_tab:
-                agents = build_agents_tab(api)
+                agents = build_agents_tab(api, words, language)
             with tab("about", "about"):
                 build_about_tab()
         register_endpoints(api)
@@ -55,7 +55,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
-        agents_tab.select(agents["refresh"], None, agents["outputs"], api_visibility="private")
+        agents_tab.select(agents["refresh"], agents["inputs"], agents["outputs"], api_visibility="private")
         suites_tab.select(suites["load"], suites["inputs"], suites["outputs"], api_visibility="private")
 
         def on_load(request: gr.Request):
