@@ -48,7 +48,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             with tab("agents", "agents") as agents_tab:
                 agents = build_agents_tab(api, words, language)
             with tab("about", "about"):
-                build_about_tab()
+                build_about_tab(words)
         register_endpoints(api)
         words.wire(language)
 
