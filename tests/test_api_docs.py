@@ -52,10 +52,12 @@ def test_every_snippet_runs_against_a_local_arena(tmp_path, launch, capsys):
 
 
 def test_the_page_links_to_the_api_docs_and_does_not_hide_them():
+    from space_app.ui import i18n
     from space_app.ui.common import CSS
 
     app_source = (ROOT / "space_app" / "ui" / "app.py").read_text(encoding="utf-8")
-    assert "(?view=api)" in app_source
+    assert '"app.header"' in app_source  # the page header, worded in every language
+    assert all("(?view=api)" in i18n.text(code, "app.header") for code in i18n.LANGUAGES)
     assert "footer" not in CSS  # Gradio's "Use via API" link lives in the footer
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/api.md" in readme and "docs/build-an-agent.md" in readme

@@ -490,7 +490,7 @@ def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_
 
 def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     """Choosing Chinese as the game's language re-words the page around it (tabs, labels,
-    buttons, seat names, the status line), a Chinese match streams with Chinese interface
+    buttons, seat names, the status line, the other tabs), a Chinese match streams with Chinese interface
     lines, its replay opens in Chinese, and an English replay switches the page back."""
     from gradio_client import Client
     from playwright.sync_api import expect
@@ -505,6 +505,13 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     expect(page.locator("#play-status")).to_contain_text("选好座位")
     expect(page.locator("#seat-0")).to_contain_text("座位 P1")
     expect(page.locator("#page-header")).to_contain_text("推理竞技场")
+    open_tab(page, "排行榜")  # the other tabs follow: their labels, and what their handlers write
+    expect(page.locator("#leaderboard-sources")).to_contain_text("对局来源")
+    expect(page.locator("#leaderboard-includes")).to_contain_text("包含访客、真人和锦标赛对局")
+    expect(page.locator("#role-plot")).to_contain_text("各身份胜率")
+    open_tab(page, "智能体")
+    expect(page.locator("#register-agent")).to_have_text("注册")
+    open_tab(page, "对局")
     page.locator("#play-players input[type=number]").fill("4")
     page.locator("#play-players input[type=number]").press("Enter")
     page.locator("#start-match").click()

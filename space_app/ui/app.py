@@ -59,23 +59,23 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
             with tab("watch", "watch") as watch_tab:
                 watch = build_watch_tab(api, words, language)
             with tab("leaderboard", "leaderboard") as board_tab:
-                board = build_leaderboard_tab(api)
+                board = build_leaderboard_tab(api, words, language)
             if games_with_results():
                 with tab("results", "results") as results_tab:
-                    build_results_tab(api, results_tab)
+                    build_results_tab(api, results_tab, words, language)
             with tab("suites", "suites") as suites_tab:
-                suites = build_suites_tab(api)
+                suites = build_suites_tab(api, words, language)
             with tab("agents", "agents") as agents_tab:
-                agents = build_agents_tab(api)
+                agents = build_agents_tab(api, words, language)
             with tab("about", "about"):
-                build_about_tab()
+                build_about_tab(words)
         register_endpoints(api)
         words.wire(language)
 
         play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
-        agents_tab.select(agents["refresh"], None, agents["outputs"], api_visibility="private")
+        agents_tab.select(agents["refresh"], agents["inputs"], agents["outputs"], api_visibility="private")
         suites_tab.select(suites["load"], suites["inputs"], suites["outputs"], api_visibility="private")
 
         def on_load(request: gr.Request):

@@ -16,9 +16,10 @@ from ..export import snapshot, write
 from ..games import GAMES, GameSpec, get_game
 from ..leaderboard import cell, columns
 from ..safe_text import markdown_text
-from ..sources import DEFAULT_KINDS, DEMO, KINDS, describe, kind_of
+from ..sources import DEFAULT_KINDS, DEMO, KINDS, kind_of
 from ..standings import from_row
 from ..tables import figure
+from .i18n import Interface, normal, text
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
@@ -33,7 +34,8 @@ METHODOLOGY = Path(__file__).resolve().parents[2] / "docs" / "methodology.md"
 
 
 def methodology_text() -> str:
-    """docs/methodology.md, shown in the tab (the generated column tables are the accordion above)."""
+    """docs/methodology.md, shown in the tab (the generated column tables are the accordion above).
+    Documentation, not interface: it stays in English in every page language, like the docs."""
     try:
         text = METHODOLOGY.read_text(encoding="utf-8")
     except OSError:  # an install without the docs folder
@@ -43,14 +45,32 @@ def methodology_text() -> str:
     return head + "(the columns of the selected game: *What the columns mean* above)" + tail
 
 
-INTERVALS_NOTE = ("A rate reads *value [95% interval] n=…*: a Wilson interval over the n events counted (seats, "
-                  "votes, turns…); a mean per seat reads the same with mean ± 1.96·s/√n over n seats. "
-                  "How every column is computed: *Methodology* below.")
-
-
-def columns_markdown(spec: GameSpec) -> str:
+def columns_markdown(spec: GameSpec, lang: str = "en") -> str:
+    """How to read a figure (in the page's language), then each column's meaning as the game's
+    spec words it (the game's own text, like its column names)."""
     lines = [f"- **{markdown_text(c.label)}**: {markdown_text(c.meaning)}" for c in columns(spec)[1:]]
-    return INTERVALS_NOTE + "\n\n" + "\n".join(lines)
+    return text(lang, "leaderboard.intervals_note") + "\n\n" + "\n".join(lines)
+
+
+def kind_choices(lang: str) -> list[tuple[str, str]]:
+    """The match sources, worded; their values are the kinds the filter takes."""
+    return [(text(lang, f"leaderboard.kind_{k}"), k) for k in KINDS]
+
+
+def _listed(lang: str, items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return text(lang, "leaderboard.and", items=text(lang, "leaderboard.comma").join(items[:-1]), last=items[-1])
+
+
+def includes(lang: str, kinds: frozenset[str] | set[str]) -> str:
+    """What the table includes, as `sources.describe` says it (the same words in English)."""
+    names = {value: label for label, value in kind_choices(lang)}
+    chosen = [names[k] for k in KINDS if k in kinds]
+    left_out = [names[k] for k in KINDS if k not in kinds]
+    out = (text(lang, "leaderboard.includes", kinds=_listed(lang, chosen)) if chosen
+           else text(lang, "leaderboard.includes_none"))
+    return text(lang, "leaderboard.left_out", includes=out, kinds=_listed(lang, left_out)) if left_out else out
 
 
 def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -114,112 +134,144 @@ def download_files(doc: dict[str, Any]) -> tuple[str, str]:
 SHOWN_IDS = 12  # match links per condition in the study report (all of them: export --tag)
 
 
-def study_markdown(api: ArenaAPI, spec: GameSpec) -> str:
+def study_markdown(api: ArenaAPI, spec: GameSpec, lang: str = "en") -> str:
     """The charted study's newest run as it should be reported: each condition in words, its
-    tag, seeds and match links, and its figures with their intervals and sample sizes."""
+    tag, seeds and match links, and its figures with their intervals and sample sizes. The
+    study's own words (title, conditions, column names) are the game's, in English."""
     found = charted_study(spec)
     if found is None or found[1].newest is None:
         return ""
     study = found[1]
     rows = study.newest(api.store)
     if not rows:
-        return f"**{markdown_text(study.title)}**: not run yet."
-    lines = [f"**{markdown_text(study.title)}, newest run**: {markdown_text(study.describe)}. Every condition "
-             "plays the same deals (seeds).", ""]
+        return text(lang, "leaderboard.study_not_run", title=markdown_text(study.title))
+    lines = [text(lang, "leaderboard.study_newest", title=markdown_text(study.title),
+                  describe=markdown_text(study.describe)), ""]
     for r in rows:
         ids = r.get("match_ids") or []
         links = ", ".join(f"[{i}](?match={i})" for i in ids[:SHOWN_IDS]) + (f" … ({len(ids)})" if len(ids) > SHOWN_IDS
                                                                            else "")
         seeds = r.get("seeds") or []
-        lines.append(f"- **{markdown_text(r['condition'])}**: {markdown_text(r.get('what', ''))}. Tag "
-                     f"{markdown_text(r['tag'])}; seeds {', '.join(map(str, seeds[:6]))}"
-                     f"{' …' if len(seeds) > 6 else ''}; matches {links or 'none'}")
+        lines.append(text(lang, "leaderboard.study_condition", condition=markdown_text(r["condition"]),
+                          what=markdown_text(r.get("what", "")), tag=markdown_text(r["tag"]),
+                          seeds=", ".join(map(str, seeds[:6])) + (" …" if len(seeds) > 6 else ""),
+                          links=links or text(lang, "leaderboard.none")))
     columns_shown = list(study.columns)
     lines += ["", "| " + " | ".join(columns_shown) + " |", "|" + "---|" * len(columns_shown)]
     lines += ["| " + " | ".join(markdown_text(figure(r, c)) for c in columns_shown) + " |" for r in rows]
-    lines.append("\nFigures: value [95% interval] n=…: Wilson for rates, a seeded bootstrap over seats for "
-                 "mean scores.")
+    lines += ["", text(lang, "leaderboard.study_figures")]
     return "\n".join(lines)
 
 
-def build_leaderboard_tab(api: ArenaAPI) -> dict[str, Any]:
+def study_how(lang: str, spec: GameSpec) -> str:
+    """How to run the game's charted study, here or from the CLI ('' without one)."""
+    charted = charted_study(spec)
+    if charted is None or not spec.demo_agents:
+        return ""
+    return text(lang, "leaderboard.study_how", agent=spec.demo_agents[0], describe=charted[1].describe)
+
+
+def history_title(lang: str, label: str) -> str:
+    return text(lang, "leaderboard.history_title", label=label.replace("_", " ").capitalize())
+
+
+def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     with gr.Row():
-        game = gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id, label="Game")
-        min_games = gr.Slider(0, 100, value=0, step=1, label="Minimum games")
-        sources = gr.CheckboxGroup(choices=list(KINDS), value=[k for k in KINDS if k in DEFAULT_KINDS],
-                                   label="Match sources", elem_id="leaderboard-sources",
-                                   info="demo: the arena's warm-up matches; study: fixed line-ups of a study")
-        void = gr.Checkbox(label="Void matches with an unreachable agent", value=False,
-                           info="a call that could not reach its agent may be the network's fault")
-        refresh = gr.Button("Refresh", elem_id="refresh-leaderboard")
+        game = words(gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
+                                 label=text("en", "play.game")), label="play.game")
+        min_games = words(gr.Slider(0, 100, value=0, step=1, label=text("en", "leaderboard.min_games")),
+                          label="leaderboard.min_games")
+        sources = words(gr.CheckboxGroup(choices=kind_choices("en"), value=[k for k in KINDS if k in DEFAULT_KINDS],
+                                         label=text("en", "leaderboard.sources"), elem_id="leaderboard-sources",
+                                         info=text("en", "leaderboard.sources_info")),
+                        label="leaderboard.sources", info="leaderboard.sources_info", choices=kind_choices)
+        void = words(gr.Checkbox(label=text("en", "leaderboard.void"), value=False,
+                                 info=text("en", "leaderboard.void_info")),
+                     label="leaderboard.void", info="leaderboard.void_info")
+        refresh = words(gr.Button(text("en", "leaderboard.refresh"), elem_id="refresh-leaderboard"),
+                        value="leaderboard.refresh")
     with gr.Row():
-        includes = gr.Markdown(describe(DEFAULT_KINDS) + ".", elem_id="leaderboard-includes")
+        # worded by `load` (the tab loads the table whenever it is opened, in the page's language)
+        includes_note = gr.Markdown(text("en", "leaderboard.sentence", note=includes("en", DEFAULT_KINDS)),
+                                    elem_id="leaderboard-includes")
         csv_file = gr.DownloadButton("⬇ CSV", value=None, size="sm", elem_id="download-csv", scale=0)
-        json_file = gr.DownloadButton("⬇ snapshot (JSON)", value=None, size="sm", elem_id="download-json", scale=0)
+        json_file = words(gr.DownloadButton(text("en", "leaderboard.download_json"), value=None, size="sm",
+                                            elem_id="download-json", scale=0), label="leaderboard.download_json")
+    # the table's caption (how the game ranks) and column names are the game's own words
     table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
                          label=default.ranking_note)
-    with gr.Accordion("What the columns mean", open=False):
+    with words(gr.Accordion(text("en", "leaderboard.columns_box"), open=False), label="leaderboard.columns_box"):
         meanings = gr.Markdown(columns_markdown(default))
-    with gr.Accordion("Methodology: sources, intervals, the rating and how to cite", open=False,
-                      elem_id="methodology"):
-        gr.Markdown(methodology_text())
+    with words(gr.Accordion(text("en", "leaderboard.methodology_box"), open=False, elem_id="methodology"),
+               label="leaderboard.methodology_box"):
+        gr.Markdown(methodology_text())  # documentation: English in every language
     with gr.Row():
         label = default.history_label
-        history = gr.LinePlot(pd.DataFrame(columns=["agent", "game", label]), x="game",
-                              y=label, color="agent", title=f"{label.replace('_', ' ').capitalize()} over games",
-                              x_title="seats played", y_title=label.replace("_", " "))
-        roles = gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
-                           y="win rate", color="role", title="Win rate by role", y_lim=[0, 1],
-                           x_label_angle=-40, elem_id="role-plot")  # angled: many agents' labels stay apart
+        history = words(gr.LinePlot(pd.DataFrame(columns=["agent", "game", label]), x="game",
+                                    y=label, color="agent", title=history_title("en", label),
+                                    x_title=text("en", "leaderboard.seats_played"), y_title=label.replace("_", " ")),
+                        title=lambda lang: history_title(lang, label), x_title="leaderboard.seats_played")
+        roles = words(gr.BarPlot(pd.DataFrame(columns=["agent · role", "role", "win rate"]), x="agent · role",
+                                 y="win rate", color="role", title=text("en", "leaderboard.roles_title"), y_lim=[0, 1],
+                                 x_label_angle=-40, elem_id="role-plot"),  # angled: many agents' labels stay apart
+                      title="leaderboard.roles_title")
     charted = charted_study(default)
+
+    def study_title(lang: str) -> str:
+        return (text(lang, "leaderboard.study_title", title=charted[1].title) if charted
+                else text(lang, "leaderboard.study"))
+
     with gr.Row(visible=charted is not None):
-        study = gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",
-                           color="condition", title=f"{charted[1].title if charted else 'Study'} (newest run)",
-                           x_label_angle=-30, x_title="metric: condition", y_title="rate", y_lim=[0, 1],
-                           sort=list(charted[1].chart_order) if charted else None)
+        study = words(gr.BarPlot(pd.DataFrame(columns=["bar", "condition", "value"]), x="bar", y="value",
+                                 color="condition", title=study_title("en"), x_label_angle=-30,
+                                 x_title=text("en", "leaderboard.metric_condition"),
+                                 y_title=text("en", "leaderboard.rate"), y_lim=[0, 1],
+                                 sort=list(charted[1].chart_order) if charted else None),
+                      title=study_title, x_title="leaderboard.metric_condition", y_title="leaderboard.rate")
         with gr.Column():
-            gr.Markdown(f"Run it here with the game's fast demo agent (`{default.demo_agents[0]}`): "
-                        f"{charted[1].describe}. A study on a model takes minutes to hours per game on a "
-                        "small machine, so it runs from the CLI: `python -m space_app experiment STUDY --game "
-                        "GAME --base AGENT --games N`." if charted and default.demo_agents else "")
-            study_games = gr.Slider(5, 50, value=10, step=5, label="Games per condition")
-            run_study = gr.Button("Run the study")
+            words(gr.Markdown(study_how("en", default)), value=lambda lang: study_how(lang, default))
+            study_games = words(gr.Slider(5, 50, value=10, step=5, label=text("en", "leaderboard.study_games")),
+                                label="leaderboard.study_games")
+            run_study = words(gr.Button(text("en", "leaderboard.run_study")), value="leaderboard.run_study")
     study_report = gr.Markdown("", elem_id="study-report", visible=charted is not None)
 
-    def load(game_id: str, minimum: float, chosen: list[str], voided: bool):
+    def load(game_id: str, minimum: float, chosen: list[str], voided: bool, lang: str | None = None):
+        lang = normal(lang)
         spec = get_game(game_id)
         kinds = frozenset(chosen or [])
         # one computation per click: the table, the plots and both downloads come from it
         doc = snapshot(api.store, game_id, sources=kinds, min_matches=int(minimum), void_infra=voided)
         rows = doc["rows"] if kinds else []
-        note = describe(kinds) + ("; matches with an unreachable agent voided" if voided else "")
-        note += f": {len(rows)} agents over {doc['matches'] if kinds else 0} matches."
+        note = includes(lang, kinds)
+        if voided:
+            note = text(lang, "leaderboard.voided", note=note)
+        note = text(lang, "leaderboard.counted", note=note, agents=len(rows), matches=doc["matches"] if kinds else 0)
         csv_path, json_path = download_files(doc)
         if not rows and DEMO not in kinds:
-            note += " No matches from these sources yet: tick *demo* to see the arena's warm-up matches."
+            note = text(lang, "leaderboard.no_matches", note=note)
         return (note, csv_path, json_path,
-                gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec),
+                gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec, lang),
                 history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec),
-                study_markdown(api, spec))
+                study_markdown(api, spec, lang))
 
-    outputs = [includes, csv_file, json_file, table, meanings, history, roles, study, study_report]
-    inputs = [game, min_games, sources, void]
+    outputs = [includes_note, csv_file, json_file, table, meanings, history, roles, study, study_report]
+    inputs = [game, min_games, sources, void, language]
     refresh.click(load, inputs, outputs, api_visibility="private")
     game.change(load, inputs, outputs, api_visibility="private")
     min_games.release(load, inputs, outputs, api_visibility="private")
     sources.change(load, inputs, outputs, api_visibility="private")
     void.change(load, inputs, outputs, api_visibility="private")
 
-    async def study_now(game_id: str, n: float):
+    async def study_now(game_id: str, n: float, lang: str):
         spec = get_game(game_id)
         found = charted_study(spec)
         if found is None or not spec.demo_agents:
-            return study_frame(api, spec), study_markdown(api, spec)
+            return study_frame(api, spec), study_markdown(api, spec, normal(lang))
         with api.admit("study"):
             await found[1].run(api.arena, base=spec.demo_agents[0], games=int(n), seed=7)
-        return study_frame(api, spec), study_markdown(api, spec)
+        return study_frame(api, spec), study_markdown(api, spec, normal(lang))
 
-    run_study.click(study_now, [game, study_games], [study, study_report], api_visibility="private",
+    run_study.click(study_now, [game, study_games, language], [study, study_report], api_visibility="private",
                     concurrency_limit=1)
     return {"load": load, "inputs": inputs, "outputs": outputs}

@@ -10,6 +10,7 @@ import gradio as gr
 
 from ..api import ArenaAPI
 from ..games import GAMES, ResultsPage, ResultsSection
+from .i18n import Interface, text
 
 
 def games_with_results() -> list[tuple[str, str]]:
@@ -37,18 +38,20 @@ def section_component(section: ResultsSection) -> Any:
     raise ValueError(f"unknown results section kind {section.kind!r}")
 
 
-def build_results_tab(api: ArenaAPI, tab: gr.Tab) -> dict[str, Any]:
-    """The page is built when the tab is opened, a game chosen or Refresh pressed."""
+def build_results_tab(api: ArenaAPI, tab: gr.Tab, words: Interface, language: gr.Radio) -> dict[str, Any]:
+    """The page is built when the tab is opened, a game chosen or Refresh pressed. The page
+    itself (titles, notes, tables) is the game's own, in its words; around it, the page's."""
     choices = games_with_results()
     with gr.Row():
-        game = gr.Dropdown(choices=choices, value=choices[0][1] if choices else None, label="Game")
-        refresh = gr.Button("Refresh", elem_id="refresh-results")
+        game = words(gr.Dropdown(choices=choices, value=choices[0][1] if choices else None,
+                                 label=text("en", "play.game")), label="play.game")
+        refresh = words(gr.Button(text("en", "results.refresh"), elem_id="refresh-results"), value="results.refresh")
 
-    @gr.render(inputs=[game], triggers=[refresh.click, game.change, tab.select])
-    def show(game_id: str | None) -> None:
+    @gr.render(inputs=[game, language], triggers=[refresh.click, game.change, tab.select])
+    def show(game_id: str | None, lang: str | None) -> None:
         page = page_for(api, game_id) if game_id else None
         if page is None:
-            gr.Markdown("No results page for this game.")
+            gr.Markdown(text(lang, "results.no_page"))
             return
         gr.Markdown(f"### {page.title}\n{page.note}")
         for section in page.sections:

@@ -13,6 +13,7 @@ from ..api import ApiError, ArenaAPI
 from ..safe_text import markdown_text
 from ..suites import SUITES
 from .common import signed_in, visitor_of
+from .i18n import Interface, normal, text
 
 RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %", "people"]
 
@@ -39,41 +40,43 @@ def types_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["agent · type", "type", "accuracy"])
 
 
-def suite_markdown(suite_id: str) -> str:
+def suite_markdown(suite_id: str, lang: str = "en") -> str:
+    """The suite as it describes itself (its own words), and how to regenerate it or bring one."""
     s = SUITES[suite_id]
-    text = f"**{s.title}** — {s.describe}. Question types: {', '.join(s.types)}."
+    out = text(lang, "suites.about", title=s.title, describe=s.describe, types=", ".join(s.types))
     if s.regenerate:
-        text += f" Regenerate the shipped file byte-for-byte with `{s.regenerate}`."
-    return text + (" Bring your own suite as a JSON Lines file: "
-                   "`python -m space_app bench my_suite.jsonl --agent ...` (format: docs/suites.md).")
+        out = text(lang, "suites.regenerate", text=out, command=s.regenerate)
+    return text(lang, "suites.own_suite", text=out)
 
 
-def build_suites_tab(api: ArenaAPI) -> dict[str, Any]:
+def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict[str, Any]:
     first = next(iter(SUITES))
     with gr.Row():
-        suite = gr.Dropdown(choices=[(s.title, s.id) for s in SUITES.values()], value=first, label="Suite")
-        agent = gr.Dropdown(choices=api.seat_choices(SUITES[first].game), value="house:guess", label="Agent",
-                            allow_custom_value=True)
-        limit = gr.Slider(0, 600, value=30, step=10, label="Questions (0 = all)")
-        run = gr.Button("Run", variant="primary", elem_id="run-suite")
-    about = gr.Markdown(suite_markdown(first))
+        suite = words(gr.Dropdown(choices=[(s.title, s.id) for s in SUITES.values()], value=first,
+                                  label=text("en", "suites.suite")), label="suites.suite")
+        agent = words(gr.Dropdown(choices=api.seat_choices(SUITES[first].game), value="house:guess",
+                                  label=text("en", "suites.agent"), allow_custom_value=True), label="suites.agent")
+        limit = words(gr.Slider(0, 600, value=30, step=10, label=text("en", "suites.questions")),
+                      label="suites.questions")
+        run = words(gr.Button(text("en", "suites.run"), variant="primary", elem_id="run-suite"), value="suites.run")
+    about = gr.Markdown(suite_markdown(first))  # worded by `load` when the tab opens
     status = gr.Markdown("", elem_id="suite-status")
-    table = gr.Dataframe(results_frame([]), interactive=False, elem_id="suite-results",
-                         label="Every agent that answered this suite (stored answers; best first)")
-    chart = gr.BarPlot(types_frame([]), x="agent · type", y="accuracy", color="type", y_lim=[0, 1],
-                       title="Accuracy per question type", x_label_angle=-30)
+    table = words(gr.Dataframe(results_frame([]), interactive=False, elem_id="suite-results",
+                               label=text("en", "suites.results")), label="suites.results")
+    chart = words(gr.BarPlot(types_frame([]), x="agent · type", y="accuracy", color="type", y_lim=[0, 1],
+                             title=text("en", "suites.chart_title"), x_label_angle=-30), title="suites.chart_title")
 
-    def load(suite_id: str):
+    def load(suite_id: str, lang: str | None = None):
         rows = api.benchmark_results(suite_id)
-        return suite_markdown(suite_id), results_frame(rows), types_frame(rows)
+        return suite_markdown(suite_id, normal(lang)), results_frame(rows), types_frame(rows)
 
-    def pick_suite(suite_id: str, current: str):
+    def pick_suite(suite_id: str, current: str, lang: str):
         """The suite's results, and the agents that answer its game's questions."""
         choices = api.seat_choices(SUITES[suite_id].game)
         value = current if current in choices else next(iter(choices), None)
-        return (*load(suite_id), gr.update(choices=choices, value=value))
+        return (*load(suite_id, lang), gr.update(choices=choices, value=value))
 
-    async def go(suite_id: str, agent_id: str, n: float, request: gr.Request):
+    async def go(suite_id: str, agent_id: str, n: float, lang: str, request: gr.Request):
         try:
             visitor = visitor_of(request, api.config.trusted_proxy_hops, None)
             scores = await api.run_benchmark(suite_id, agent_id, int(n), visitor=visitor,
@@ -81,48 +84,52 @@ def build_suites_tab(api: ArenaAPI) -> dict[str, Any]:
         except ApiError as exc:
             raise gr.Error(str(exc)) from exc
         rows = api.benchmark_results(suite_id)
-        msg = (f"**{scores['agent']}** answered {scores['answered']} questions: accuracy "
-               f"{_pct(scores['accuracy'])}% {_interval(scores, 'accuracy')}, "
-               f"unparsed {_pct(scores['unparsed_rate'])}%.")
+        msg = text(normal(lang), "suites.scored", agent=scores["agent"], answered=scores["answered"],
+                   accuracy=_pct(scores["accuracy"]), interval=_interval(scores, "accuracy"),
+                   unparsed=_pct(scores["unparsed_rate"]))
         return msg, results_frame(rows), types_frame(rows)
 
-    with gr.Accordion("Take the quiz yourself (the human baseline)", open=False, elem_id="quiz"):
-        gr.Markdown("Answer questions of this suite as they come; your answers join the **people** row of "
-                    "the table above (everyone who took the quiz, with how many people and answers).")
+    with words(gr.Accordion(text("en", "suites.quiz_box"), open=False, elem_id="quiz"), label="suites.quiz_box"):
+        words(gr.Markdown(text("en", "suites.quiz_intro")), value="suites.quiz_intro")
         quiz_state = gr.State(None)  # (item id, the time it was shown)
-        quiz_start = gr.Button("Start the quiz", elem_id="quiz-start")
+        quiz_start = words(gr.Button(text("en", "suites.quiz_start"), elem_id="quiz-start"), value="suites.quiz_start")
         quiz_text = gr.Markdown("", elem_id="quiz-question")
-        quiz_choice = gr.Radio([], label="Your answer", elem_id="quiz-choice")
-        quiz_send = gr.Button("Answer", variant="primary", elem_id="quiz-answer")
+        quiz_choice = words(gr.Radio([], label=text("en", "suites.your_answer"), elem_id="quiz-choice"),
+                            label="suites.your_answer")
+        quiz_send = words(gr.Button(text("en", "suites.answer"), variant="primary", elem_id="quiz-answer"),
+                          value="suites.answer")
         quiz_feedback = gr.Markdown("", elem_id="quiz-feedback")
 
-    def ask(suite_id: str, request: gr.Request):
+    def ask(suite_id: str, lang: str, request: gr.Request):
+        """The next question (the suite's own words) under a heading in the page's language."""
+        lang = normal(lang)
         q = api.quiz_question(suite_id, visitor_of(request, api.config.trusted_proxy_hops, None))
         if q["item_id"] is None:
-            return None, f"You have answered every question of this suite ({q['answered']}). Thank you!", \
+            return None, text(lang, "suites.all_answered", answered=q["answered"]), \
                 gr.update(choices=[], value=None)
-        text = (f"**Question {q['answered'] + 1}** · {markdown_text(', '.join(q['types']))}\n\n"
-                f"{markdown_text(q['context'])}\n\n**{markdown_text(q['question'])}**")
+        heading = text(lang, "suites.question", number=q["answered"] + 1, types=markdown_text(", ".join(q["types"])))
+        shown = f"{heading}\n\n{markdown_text(q['context'])}\n\n**{markdown_text(q['question'])}**"
         choices = [(f"{label}) {option}", label) for label, option in q["options"].items()]
-        return (q["item_id"], time.monotonic()), text, gr.update(choices=choices, value=None)
+        return (q["item_id"], time.monotonic()), shown, gr.update(choices=choices, value=None)
 
-    def answer(suite_id: str, state: Any, label: str | None, request: gr.Request):
+    def answer(suite_id: str, state: Any, label: str | None, lang: str, request: gr.Request):
+        lang = normal(lang)
         if not state:
-            raise gr.Error("press Start the quiz first")
+            raise gr.Error(text(lang, "suites.start_first"))
         if not label:
-            raise gr.Error("pick one of the options")
+            raise gr.Error(text(lang, "suites.pick_option"))
         item_id, shown = state
         verdict = api.quiz_answer(suite_id, item_id, label, time.monotonic() - shown,
                                   visitor_of(request, api.config.trusted_proxy_hops, None))
-        said = ("✅ Right." if verdict["correct"] else
-                f"❌ The answer was {verdict['answer']}) {markdown_text(verdict['answer_text'])}")
-        nxt_state, nxt_text, nxt_choices = ask(suite_id, request)
+        said = (text(lang, "suites.right") if verdict["correct"] else
+                text(lang, "suites.wrong", label=verdict["answer"], text=markdown_text(verdict["answer_text"])))
+        nxt_state, nxt_text, nxt_choices = ask(suite_id, lang, request)
         rows = api.benchmark_results(suite_id)
         return said, nxt_state, nxt_text, nxt_choices, results_frame(rows), types_frame(rows)
 
-    quiz_start.click(ask, [suite], [quiz_state, quiz_text, quiz_choice], api_visibility="private")
-    quiz_send.click(answer, [suite, quiz_state, quiz_choice],
+    quiz_start.click(ask, [suite, language], [quiz_state, quiz_text, quiz_choice], api_visibility="private")
+    quiz_send.click(answer, [suite, quiz_state, quiz_choice, language],
                     [quiz_feedback, quiz_state, quiz_text, quiz_choice, table, chart], api_visibility="private")
-    suite.change(pick_suite, [suite, agent], [about, table, chart, agent], api_visibility="private")
-    run.click(go, [suite, agent, limit], [status, table, chart], api_visibility="private")
-    return {"load": load, "inputs": [suite], "outputs": [about, table, chart]}
+    suite.change(pick_suite, [suite, agent, language], [about, table, chart, agent], api_visibility="private")
+    run.click(go, [suite, agent, limit, language], [status, table, chart], api_visibility="private")
+    return {"load": load, "inputs": [suite, language], "outputs": [about, table, chart]}
