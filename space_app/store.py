@@ -169,6 +169,20 @@ suite_answers = Table(
     Column("created_at", Float, nullable=False),
 )
 
+# a judge's verdict on one seat of one match (e.g. a murder mystery's role-play score from an
+# LLM judge): kept so a page can show what a slow or paid judge said without asking again
+judge_verdicts = Table(
+    "judge_verdicts", metadata,
+    Column("match_id", String(40), primary_key=True),
+    Column("seat", String(200), primary_key=True),
+    Column("score", String(40), primary_key=True),  # what was judged, e.g. rp, spc, cmd
+    Column("item", Integer, primary_key=True),  # which part of it (a clue's index; 0 when one value)
+    Column("judge", String(200), primary_key=True),  # the judge's label, e.g. "llm (openai:gpt-4o)"
+    Column("value", Float, nullable=False),
+    Column("fallback", Text, nullable=False, default=""),  # why another judge's value stands in, or ""
+    Column("created_at", Float, nullable=False),
+)
+
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
 
@@ -583,6 +597,34 @@ class Store:
             suite_answers.c.suite, suite_answers.c.agent_id)
         with self.engine.connect() as conn:
             return [(s, a, int(n)) for s, a, n in conn.execute(query)]
+
+
+    # -- judges' verdicts -------------------------------------------------------------
+    def save_verdicts(self, rows: list[dict[str, Any]]) -> None:
+        """Store verdicts ({match_id, seat, score, item, judge, value, fallback}); a verdict
+        given again by the same judge replaces the old one."""
+        if not rows:
+            return
+        now = time.time()
+        keys = ("match_id", "seat", "score", "item", "judge")
+        with self._write_lock, self.engine.begin() as conn:
+            for r in rows:
+                conn.execute(delete(judge_verdicts).where(*(judge_verdicts.c[k] == r[k] for k in keys)))
+            conn.execute(insert(judge_verdicts), [{"fallback": "", "created_at": now, **r} for r in rows])
+
+    def verdicts(self, match_ids: Sequence[str] | None = None, judge: str | None = None) -> list[dict[str, Any]]:
+        query = select(judge_verdicts)
+        if match_ids is not None:
+            query = query.where(judge_verdicts.c.match_id.in_(list(match_ids)))
+        if judge is not None:
+            query = query.where(judge_verdicts.c.judge == judge)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def verdict_judges(self) -> list[str]:
+        """Every judge that has a stored verdict."""
+        with self.engine.connect() as conn:
+            return sorted(r[0] for r in conn.execute(select(judge_verdicts.c.judge).distinct()))
 
 
 class DerivedWriter:

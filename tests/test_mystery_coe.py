@@ -220,3 +220,44 @@ def test_the_results_tab_builds_for_games_that_declare_a_page(tmp_path: Path):
     from space_app.ui.app import build_app
 
     build_app(ArenaAPI(ArenaConfig(db=str(tmp_path / "u.db"), demo_matches=0)))
+
+
+def test_an_llm_judges_verdicts_are_stored_reused_and_shown_on_the_results_page(tmp_path: Path):
+    """A second `coe` run with the same LLM judge asks it nothing (its stored verdicts are
+    reused), and the results page shows that judge's play scores over the matches it saw."""
+    from space_app.command_services import CliServices
+    from space_app.games.mystery.coe.command import run_coe
+
+    asked: list[str] = []
+
+    def caller(messages):
+        prompt = messages[-1]["content"]
+        asked.append(prompt)
+        if "one line per clue" in prompt:
+            return "\n".join(f"{i}: yes" for i in range(1, 30))
+        return "Score: 6"
+
+    services, db = CliServices(), str(tmp_path / "j.db")
+    judge = LLMJudge(caller, name="fake")
+
+    def run() -> dict:
+        report = run_coe(services, services.arena(db), NAIVE, scripts=["tingyu-teahouse"], judge=judge, matches=1,
+                         rounds=1, murderer=RANDOM, quiz_limit=1)
+        return {s.key: s for s in report.scores}
+
+    first = run()
+    calls = len(asked)
+    assert calls > 0 and first["rp"].value == 6 and first["rp"].judge == "llm (fake)"
+    assert first["spc"].value == 1.0
+    second = run()
+    assert len(asked) == calls  # nothing asked again
+    assert second["rp"].value == first["rp"].value and second["cmd"].value == first["cmd"].value
+    stored = Store(db).verdicts(judge="llm (fake)")
+    assert {r["score"] for r in stored} == {"rp", "spc", "cmd"} and Store(db).verdict_judges() == ["llm (fake)"]
+
+    page = results_page(Store(db))
+    titles = [s.title for s in page.sections]
+    judged = next(s for s in page.sections if s.title == "Play scores judged by llm (fake) (its stored verdicts)")
+    assert list(judged.value.columns) == ["agent", "RP", "SPC", "ITD", "CMD"]
+    assert list(judged.value["agent"]) == [NAIVE] and judged.value["RP"][0].startswith("6.00")
+    assert "Matches judged by llm (fake)" in titles

@@ -34,6 +34,7 @@ from ..catalog import catalog, get_script
 from .judges import HEURISTIC_LABEL, HeuristicJudge, Judge, LLMJudge
 from .matrix import Matrix, matrix
 from .scores import Score, play_scores, quiz_scores
+from .verdicts import VerdictBook
 
 __all__ = ["CoEReport", "coe_main", "coe_tag", "make_judge", "matrix_main", "render_report", "run_coe"]
 
@@ -167,7 +168,14 @@ def run_coe(services: ArenaServices, arena: Any, agent: str, *, scripts: list[st
     stored = [m for s in scripts for m in _stored(arena.store, tag, s, agent, murderer)]
     if progress:
         progress(f"judging {len(stored)} matches")
-    play, verdicts = play_scores(stored, agent, judge)
+    # an LLM judge's verdicts are stored: a second run (or the results page) reuses them instead
+    # of asking a slow or paid judge again; the heuristic judge is cheap and changes with the code
+    keep = judge.label != HEURISTIC_LABEL
+    earlier = arena.store.verdicts([m["id"] for m in stored], judge.label) if keep else []
+    book = VerdictBook.asking(judge, earlier)
+    play, verdicts = play_scores(stored, agent, book)
+    if keep:
+        arena.store.save_verdicts(book.rows())
     fallbacks = [v.fallback for v in verdicts if v.fallback]
     return CoEReport(agent=agent, judge=judge.label, murderer=murderer, scripts=scripts, scores=[*quizzes, *play],
                      fallbacks=len(fallbacks), fallback_reasons=fallbacks[:3], played=played,

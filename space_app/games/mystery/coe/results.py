@@ -16,6 +16,7 @@ from ..quizzes import suite_items
 from .judges import HeuristicJudge
 from .matrix import Matrix, matrix
 from .scores import SCORE_KEYS, Score, play_scores, quiz_scores
+from .verdicts import VerdictBook
 
 __all__ = ["NEWEST", "heat_map_html", "results_page", "scores_frame"]
 
@@ -76,9 +77,32 @@ def _cell(s: Score) -> str:
     return f"{fmt(s.value)}{interval} n={s.n}"
 
 
-def scores_frame(scores: dict[str, list[Score]]) -> pd.DataFrame:
+def scores_frame(scores: dict[str, list[Score]], keys: tuple[str, ...] = SCORE_KEYS) -> pd.DataFrame:
     rows = [{"agent": agent, **{s.key.upper(): _cell(s) for s in got}} for agent, got in scores.items()]
-    return pd.DataFrame(rows, columns=["agent", *(k.upper() for k in SCORE_KEYS)])
+    return pd.DataFrame(rows, columns=["agent", *(k.upper() for k in keys)])
+
+
+PLAY_KEYS = ("rp", "spc", "itd", "cmd")
+
+
+def stored_judges_sections(store: Any, matches: list[dict[str, Any]], agents: list[str]) -> list[ResultsSection]:
+    """One table per judge whose verdicts the `coe` command stored (an LLM judge): the play
+    scores over exactly the matches that judge saw, with links to them."""
+    sections = []
+    ids = [m["id"] for m in matches]
+    for label in store.verdict_judges():
+        book = VerdictBook(label, None, store.verdicts(ids, label))
+        judged = {agent: play_scores(matches, agent, book)[0] for agent in agents}
+        judged = {agent: got for agent, got in judged.items() if got[0].n}
+        if not judged:
+            continue
+        sources = [f"**{agent}**: {_links(got[0].matches)}" for agent, got in judged.items()]
+        sections += [
+            ResultsSection(f"Play scores judged by {label} (its stored verdicts)", "table",
+                           scores_frame(judged, PLAY_KEYS)),
+            ResultsSection(f"Matches judged by {label}", "markdown", "\n".join(f"- {line}" for line in sources)),
+        ]
+    return sections
 
 
 def chart_frame(scores: dict[str, list[Score]]) -> pd.DataFrame:
@@ -119,8 +143,9 @@ def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
                 f"{s.n} stored answers ({s.note or 'none yet'})")
             links.append(f"- {s.key.upper()}: {source}")
     note = (f"From the newest {len(matches)} murder-mystery matches (of every source) and every stored answer to "
-            f"the scripts' question sets. RP, SPC and CMD judged now by the **{judge.label}** judge (an LLM judge "
-            "runs from the CLI: `python -m space_app coe --judge ...`); ITD and the quizzes need no judge. "
+            f"the scripts' question sets. RP, SPC and CMD judged now by the **{judge.label}** judge; an LLM "
+            "judge runs from the CLI (`python -m space_app coe --judge ...`), which stores its verdicts, shown "
+            "below in a table of their own over the matches that judge saw. ITD and the quizzes need no judge. "
             "Intervals are 95%: Wilson for shares, a bootstrap over matches for RP (1-10) and CMD (0-100).")
     return ResultsPage(title="Murder mystery: the arena and the Chain of Evaluation", note=note, sections=(
         ResultsSection("Win-rate matrix (heat map)", "html", heat_map_html(found) if found.cells else
@@ -134,4 +159,5 @@ def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
         ResultsSection("The eight scores on one scale (RP ÷ 10, CMD ÷ 100)", "bar", chart_frame(scores),
                        x="score · agent", y="value", color="agent", y_title="score (0-1)", y_lim=(0.0, 1.0)),
         ResultsSection("Where each score came from", "markdown", "\n".join(links) or "No agent has played yet."),
+        *stored_judges_sections(store, matches, agents),
     ))

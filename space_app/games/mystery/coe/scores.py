@@ -28,6 +28,7 @@ from ..catalog import catalog
 from ..metrics import records
 from ..rules import MURDERER, SPEECH_KINDS
 from .judges import Judge, Seat, Verdict
+from .verdicts import VerdictBook
 
 __all__ = ["QUIZ_KEYS", "SCORE_KEYS", "TITLES", "Score", "play_scores", "quiz_scores", "seat_of"]
 
@@ -96,9 +97,13 @@ def _key_clues(script_id: str, character: str) -> list[str] | None:
     return list(role.clues) if role else []
 
 
-def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge) -> tuple[list[Score], list[Verdict]]:
+def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge | VerdictBook
+                ) -> tuple[list[Score], list[Verdict]]:
     """RP, SPC, ITD and CMD of `agent` over the finished matches it played (others are
-    skipped), and every verdict the judge gave (to count fallbacks)."""
+    skipped), and every verdict the judge gave (to count fallbacks). `judge`: a judge, or a
+    book of one judge's verdicts (stored ones reused, new ones kept in the book to store; a
+    read-only book skips the matches it lacks a verdict for)."""
+    book = judge if isinstance(judge, VerdictBook) else VerdictBook.asking(judge)
     rp: list[float] = []
     cmd: list[float] = []
     spc = [0, 0]
@@ -114,39 +119,59 @@ def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge) -> 
         setup = next((e for e in match["events"] if e["kind"] == "setup"), None)
         if setup is None:
             continue
+        judged = _judge_match(match, seats, setup, book)
+        if judged is None:
+            continue
+        rp_here, cmd_here, conveyed, clues, given = judged
         used.append(match["id"])
-        roles, truth = setup["data"]["roles"], setup["data"].get("truth") or {}
-        script_id = str((match.get("settings") or {}).get("script") or setup["data"].get("script") or "")
+        verdicts += given
         for r in records(match):
             if r.seat in seats:
                 itd[0] += r.stats.get("key_roles_questioned", 0.0)
                 itd[1] += r.stats.get("key_roles_available", 0.0)
-        rp_here, cmd_here = [], []
-        for seat in seats:
-            read = seat_of(match, seat)
-            verdict = judge.rp(read)
-            verdicts.append(verdict)
-            rp_here.append(verdict.value)
-            if roles.get(seat) == MURDERER:
-                continue
-            verdict = judge.cmd(read, truth)
-            verdicts.append(verdict)
-            cmd_here.append(verdict.value)
-            clues = _key_clues(script_id, seat) or []
-            conveyed = judge.spc(read, clues)
-            verdicts += conveyed
-            spc[0] += sum(int(v.value >= 0.5) for v in conveyed)
-            spc[1] += len(clues)
+        spc[0] += conveyed
+        spc[1] += clues
         rp.append(sum(rp_here) / len(rp_here))
         if cmd_here:
             cmd.append(sum(cmd_here) / len(cmd_here))
-    label = judge.label
+    label = book.label
     return [
         _mean("rp", rp, "matches", judge=label, matches=used),
         _rate("spc", TITLES["spc"], Rate(spc[0], spc[1]), "key clue statements", judge=label, matches=used),
         _rate("itd", TITLES["itd"], Rate(itd[0], itd[1]), "key roles", matches=used),
         _mean("cmd", cmd, "matches", judge=label, matches=used),
     ], verdicts
+
+
+def _judge_match(match: dict[str, Any], seats: list[str], setup: dict[str, Any], book: VerdictBook
+                 ) -> tuple[list[float], list[float], int, int, list[Verdict]] | None:
+    """(RP per seat, CMD per innocent seat, clues conveyed, clues, verdicts) of the agent's
+    seats in one match, or None when a read-only book lacks a verdict for one of them."""
+    roles, truth = setup["data"]["roles"], setup["data"].get("truth") or {}
+    script_id = str((match.get("settings") or {}).get("script") or setup["data"].get("script") or "")
+    rp_here: list[float] = []
+    cmd_here: list[float] = []
+    conveyed = clues_seen = 0
+    given: list[Verdict] = []
+    for seat in seats:
+        read = seat_of(match, seat)
+        verdict = book.rp(match["id"], read)
+        if verdict is None:
+            return None
+        given.append(verdict)
+        rp_here.append(verdict.value)
+        if roles.get(seat) == MURDERER:
+            continue
+        verdict = book.cmd(match["id"], read, truth)
+        clues = _key_clues(script_id, seat) or []
+        told = book.spc(match["id"], read, clues)
+        if verdict is None or told is None:
+            return None
+        given += [verdict, *told]
+        cmd_here.append(verdict.value)
+        conveyed += sum(int(v.value >= 0.5) for v in told)
+        clues_seen += len(clues)
+    return rp_here, cmd_here, conveyed, clues_seen, given
 
 
 def quiz_scores(rows: list[dict[str, Any]], tags: dict[str, dict[str, Any]], suites: list[str]) -> list[Score]:
