@@ -501,6 +501,7 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     expect(tab(page, "对局")).to_be_visible()
     expect(tab(page, "回放")).to_be_visible()
     expect(page.locator("#start-match")).to_have_text("开始对局")
+    expect(page.locator("#play-game input")).to_have_value("谁是卧底")  # the game's own title in Chinese
     expect(page.locator("#play-language")).to_contain_text("对局语言（也是本页界面语言）")
     expect(page.locator("#play-status")).to_contain_text("选好座位")
     expect(page.locator("#seat-0")).to_contain_text("座位 P1")
@@ -526,6 +527,7 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     # a Chinese replay link opens in Chinese; an English one switches the page back
     page.goto(f"{arena_url}?match={match_id.group(1)}", wait_until="domcontentloaded")
     expect(page.locator("#replay-position")).to_contain_text("观众视角")
+    expect(page.locator("#replay-header")).to_contain_text("谁是卧底")
     expect(tab(page, "回放")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#step-forward")).to_have_text("前进 ▶")
     expect(page.locator("#replay-result")).to_contain_text("最后一步之前是隐藏的")

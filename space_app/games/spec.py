@@ -150,7 +150,7 @@ class ResultsPage:
 @dataclass(frozen=True)
 class GameSpec:
     id: str
-    title: str
+    title: str  # in English; `titles` holds it in other languages (`title_in`)
     game_class: type[Game]
     settings_class: type[BaseModel]
     min_players: int
@@ -207,6 +207,8 @@ class GameSpec:
     # an image reference in an event's `data.images` -> the file it names (e.g. a murder
     # script's image clue), so replays can show it; None: the game has no images
     image_file: Callable[[str], Path | None] | None = None
+    # the title in other languages, e.g. {"zh": "谁是卧底"}: what a page in that language shows
+    titles: Mapping[str, str] = field(default_factory=dict)
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -216,6 +218,10 @@ class GameSpec:
             return self.why_won(match)
         except (KeyError, TypeError, ValueError, AttributeError):
             return ""  # an older record without what the hook reads: the winner alone still shows
+
+    def title_in(self, language: str | None) -> str:
+        """The game's title in `language` (English when it has none there)."""
+        return self.titles.get(language or "en", self.title)
 
     @property
     def languages(self) -> tuple[str, ...]:

@@ -6,6 +6,8 @@ import datetime as dt
 
 import gradio as gr
 
+from ..games import GAMES
+
 CSS = """
 .da-images {display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0 2px;}
 .da-images img {max-width: min(100%, 560px); height: auto; border: 1px solid #ddd; border-radius: 4px;}
@@ -78,3 +80,8 @@ def when(ts: float | None) -> str:
     if not ts:
         return ""
     return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def game_choices(language: str) -> list[tuple[str, str]]:
+    """Every game for a dropdown: its title in the page's language, its id."""
+    return [(g.title_in(language), g.id) for g in GAMES.values()]

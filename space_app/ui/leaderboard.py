@@ -19,6 +19,7 @@ from ..safe_text import markdown_text
 from ..sources import DEFAULT_KINDS, DEMO, KINDS, kind_of
 from ..standings import from_row
 from ..tables import figure
+from .common import game_choices
 from .i18n import Interface, normal, text
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
@@ -178,8 +179,8 @@ def history_title(lang: str, label: str) -> str:
 def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
     with gr.Row():
-        game = words(gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
-                                 label=text("en", "play.game")), label="play.game")
+        game = words(gr.Dropdown(choices=game_choices("en"), value=default.id,
+                                 label=text("en", "play.game")), label="play.game", choices=game_choices)
         min_games = words(gr.Slider(0, 100, value=0, step=1, label=text("en", "leaderboard.min_games")),
                           label="leaderboard.min_games")
         sources = words(gr.CheckboxGroup(choices=kind_choices("en"), value=[k for k in KINDS if k in DEFAULT_KINDS],

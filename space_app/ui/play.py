@@ -17,7 +17,7 @@ from ..games import GAMES, GameSpec, get_game
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
-from .common import signed_in, visitor_of
+from .common import game_choices, signed_in, visitor_of
 from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
 from .replay import result_markdown, transcript_html, visible
@@ -130,8 +130,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
         with gr.Column(scale=2, elem_id="play-setup"):
-            game = words(gr.Dropdown(choices=[(g.title, g.id) for g in GAMES.values()], value=default.id,
-                                     label=text("en", "play.game"), elem_id="play-game"), label="play.game")
+            game = words(gr.Dropdown(choices=game_choices("en"), value=default.id, label=text("en", "play.game"),
+                                     elem_id="play-game"), label="play.game", choices=game_choices)
             with gr.Row():
                 # the game's language, and so the page's (every tab re-words itself, see app.py)
                 language = words(gr.Radio(language_choices(), value="en", label=text("en", "play.language"),

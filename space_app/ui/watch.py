@@ -91,7 +91,7 @@ def panel_groups_for(game: str | None) -> list[Any]:
 
 
 def header_for(match: dict[str, Any]) -> str:
-    return f"### {get_game(match['game']).title} — `{match['id']}`"
+    return f"### {get_game(match['game']).title_in(language_of(match))} — `{match['id']}`"
 
 
 # the page's own address (on a Space, the app's, not the Hub page around it) + the query
@@ -191,7 +191,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
                label="watch.matches") as listing:
         with gr.Row():
             def game_choices(lang: str) -> list[tuple[str, str]]:
-                return [(text(lang, "watch.all_games"), ""), *((g.title, g.id) for g in GAMES.values())]
+                return [(text(lang, "watch.all_games"), ""), *((g.title_in(lang), g.id) for g in GAMES.values())]
 
             def status_choices(lang: str) -> list[tuple[str, str]]:
                 return [(text(lang, "watch.any_outcome"), ""), *((s, s) for s in STATUSES)]

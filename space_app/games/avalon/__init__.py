@@ -69,6 +69,7 @@ METRIC_COLUMNS = (
 SPEC = register(GameSpec(
     id="avalon",
     title=AvalonGame.title,
+    titles={"zh": "阿瓦隆"},
     game_class=AvalonGame,
     settings_class=AvalonSettings,
     min_players=5,

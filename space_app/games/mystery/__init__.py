@@ -97,6 +97,7 @@ METRIC_COLUMNS = (
 SPEC = register(GameSpec(
     id=MysteryGame.id,
     title=MysteryGame.title,
+    titles={"zh": "剧本杀"},
     game_class=ShippedMysteryGame,
     settings_class=ShippedSettings,
     min_players=4,

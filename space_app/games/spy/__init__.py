@@ -74,6 +74,7 @@ METRIC_COLUMNS = (
 SPEC = register(GameSpec(
     id="spy",
     title=SpyGame.title,
+    titles={"zh": "谁是卧底"},
     game_class=SpyGame,
     settings_class=SpySettings,
     min_players=4,
