@@ -506,6 +506,16 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     expect(page.locator("#play-status")).to_contain_text("选好座位")
     expect(page.locator("#seat-0")).to_contain_text("座位 P1")
     expect(page.locator("#page-header")).to_contain_text("推理竞技场")
+    # the murder mystery in Chinese seats the Chinese script's characters, a person too
+    page.locator("#play-game input").click()
+    page.get_by_role("option", name="剧本杀", exact=True).click()
+    expect(page.locator("#seat-0")).to_contain_text("座位 沈青")
+    page.locator("#my-seat input").click()
+    expect(page.get_by_role("option", name="沈青", exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
+    page.locator("#play-game input").click()
+    page.get_by_role("option", name="谁是卧底", exact=True).click()
+    expect(page.locator("#seat-0")).to_contain_text("座位 P1")
     open_tab(page, "排行榜")  # the other tabs follow: their labels, and what their handlers write
     expect(page.locator("#leaderboard-sources")).to_contain_text("对局来源")
     expect(page.locator("#leaderboard-includes")).to_contain_text("包含访客、真人和锦标赛对局")

@@ -207,6 +207,9 @@ class GameSpec:
     # an image reference in an event's `data.images` -> the file it names (e.g. a murder
     # script's image clue), so replays can show it; None: the game has no images
     image_file: Callable[[str], Path | None] | None = None
+    # settings -> the player count they call for by default (a murder script's characters in that
+    # language); None: `default_players` whatever the settings
+    players_for: Callable[[Mapping[str, Any]], int] | None = None
     # the title in other languages, e.g. {"zh": "谁是卧底"}: what a page in that language shows
     titles: Mapping[str, str] = field(default_factory=dict)
 
@@ -218,6 +221,10 @@ class GameSpec:
             return self.why_won(match)
         except (KeyError, TypeError, ValueError, AttributeError):
             return ""  # an older record without what the hook reads: the winner alone still shows
+
+    def players_by_default(self, settings: Mapping[str, Any] | None = None) -> int:
+        """How many seats a match with these settings has unless told otherwise."""
+        return self.players_for(settings or {}) if self.players_for is not None else self.default_players
 
     def title_in(self, language: str | None) -> str:
         """The game's title in `language` (English when it has none there)."""

@@ -98,7 +98,7 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
     the game, the rest hidden; a choice that no longer fits falls back to random fill."""
     spec = get_game(game_id)
     n = max(spec.min_players, min(int(players or spec.default_players), spec.max_players))
-    names = spec.seat_names(n)
+    names = spec.seat_names(n, {"language": lang})  # a murder script's characters in that language
     choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *api.seat_choices(game_id)]
     values = [RANDOM_FILL, *choices[1:]]
     demo = list(spec.demo_agents) or [RANDOM_FILL]
@@ -183,7 +183,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     def reshape(game_id: str, n: float, lang: str, *current: str):
         spec = get_game(game_id)
         n = max(spec.min_players, min(int(n or spec.default_players), spec.max_players))
-        names = spec.seat_names(n)
+        names = spec.seat_names(n, {"language": normal(lang)})
         return (gr.update(minimum=spec.min_players, maximum=spec.max_players, value=n),
                 gr.update(choices=my_seat_choices(normal(lang), names), value=WATCH_ONLY),
                 *seat_updates(api, game_id, n, list(current), normal(lang)))
@@ -193,20 +193,27 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         page to English (the control is the game's language)."""
         spec = get_game(game_id)
         lang = lang if lang in spec.languages else spec.languages[0]
-        return (*reshape(game_id, spec.default_players, lang, *current), game_languages(spec, lang))
+        return (*reshape(game_id, spec.players_by_default({"language": lang}), lang, *current),
+                game_languages(spec, lang))
 
     shaped = [players, my_seat, *seat_dropdowns]
     game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private")
     players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private")
 
     def reword_seats(game_id: str, n: float, lang: str, mine: str, *current: str):
-        """The seat labels and 'watch only' in the new language; every choice kept."""
-        names = get_game(game_id).seat_names(int(n))
-        return (gr.update(choices=my_seat_choices(normal(lang), names), value=mine),
-                *seat_updates(api, game_id, n, list(current), normal(lang)))
+        """The seats in the new language: their labels, 'watch only', and where the language
+        picks other seats (a murder script of that language: its characters, its count) those;
+        every choice that still fits is kept."""
+        spec, lang = get_game(game_id), normal(lang)
+        if spec.players_for is not None:
+            n = spec.players_by_default({"language": lang})
+        names = spec.seat_names(int(n), {"language": lang})
+        return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names),
+                                              value=mine if mine in names else WATCH_ONLY),
+                *seat_updates(api, game_id, n, list(current), lang))
 
-    language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns], [my_seat, *seat_dropdowns],
-                    api_visibility="private")
+    language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns],
+                    [players, my_seat, *seat_dropdowns], api_visibility="private")
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
               choices: list[Any] | None = None, live: bool = False) -> tuple:

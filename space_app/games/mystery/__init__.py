@@ -11,6 +11,7 @@ question sets as suite items (`quizzes.py`) and the WhodunitBench importer (`who
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,16 @@ from .view import VIEW, why_won
 from .whodunit import main as import_whodunit_main
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _players_for(settings: Mapping[str, Any]) -> int:
+    """The character count of the script the settings pick (the first of their language's
+    when they name none); the English default when they pick none that can be played."""
+    try:
+        script = settings.get("script") or default_script_id(str(settings.get("language") or "en"))
+        return len(get_script(str(script)).roles)
+    except (UnknownScript, ValueError):
+        return _default_players()
 
 
 def _default_players() -> int:
@@ -127,6 +138,7 @@ SPEC = register(GameSpec(
     setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
                                    "follow)", str)},
     seat_namer=character_names,
+    players_for=_players_for,
     replay_note=replay_note,
     deal=dealt_roles,
     quizzes=_quizzes(),
