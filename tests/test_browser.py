@@ -530,6 +530,7 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     expect(status).to_contain_text("已结束", timeout=WAIT * 3)
     expect(status).to_contain_text("打开回放")
     expect(page.locator("#play-result")).to_contain_text("胜方")
+    expect(page.locator("#play-result")).to_contain_text("平民")  # the game's roles in Chinese too
     match_id = MATCH_ID.search(status.inner_text()) or re.search(r"`?([0-9a-f]{12})`?", status.inner_text())
     assert match_id
     screenshot(page, "play-zh", docs=True)

@@ -61,3 +61,21 @@ def test_a_chinese_match_reads_in_chinese_around_the_games_own_lines():
     assert "只有 <b>P1</b>" in html and "苹果" in html
     assert "还没有事件" in transcript_html([], language="zh")
     assert "No events yet" in transcript_html([])
+
+
+def test_a_games_result_table_uses_its_own_words_in_the_matchs_language():
+    from space_app.games import get_game
+    from space_app.ui.replay import game_result
+
+    spy = get_game("spy")
+    match = {"id": "m1", "seed": 3, "status": "finished", "settings": {"language": "zh"}, "events": [],
+             "seats": [{"seat": "P1", "agent_name": "a"}, {"seat": "P2", "agent_name": "b"}],
+             "result": {"winner": "civilian", "spy": "P1", "scores": {"P1": 0, "P2": 12},
+                        "roles": {"P1": "spy", "P2": "civilian"}, "words": {"P1": "茶", "P2": "咖啡"},
+                        "eliminated_round": {"P1": 1}}}
+    table = game_result(match, spy)
+    assert "**胜方：平民**" in table and "| 身份 | 词语 |" in table and "| P1 | a | 卧底 | 茶 | 0 |" in table
+    assert "卧底 P1 在第 1 轮被投出" in table  # the game's own line on why, in Chinese
+    english = game_result({**match, "settings": {"language": "en"}}, spy)
+    assert "**Winner: civilian**" in english and "| P1 | a | spy | 茶 | 0 |" in english
+    assert spy.title_in("zh") == "谁是卧底" and spy.title_in("fr") == spy.title == "Who is the Spy"

@@ -212,6 +212,9 @@ class GameSpec:
     players_for: Callable[[Mapping[str, Any]], int] | None = None
     # the title in other languages, e.g. {"zh": "谁是卧底"}: what a page in that language shows
     titles: Mapping[str, str] = field(default_factory=dict)
+    # the game's values (roles, sides, winners) and result-column names in other languages,
+    # language -> {value: word}, e.g. {"zh": {"spy": "卧底"}}: a result table in that language
+    value_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -225,6 +228,10 @@ class GameSpec:
     def players_by_default(self, settings: Mapping[str, Any] | None = None) -> int:
         """How many seats a match with these settings has unless told otherwise."""
         return self.players_for(settings or {}) if self.players_for is not None else self.default_players
+
+    def word_for(self, value: str, language: str | None) -> str:
+        """One of the game's values (a role, a side, a winner) in `language`, else as it is."""
+        return (self.value_words.get(language or "en") or {}).get(value, value)
 
     def title_in(self, language: str | None) -> str:
         """The game's title in `language` (English when it has none there)."""

@@ -20,7 +20,7 @@ from ..sources import HUMAN, VISITOR
 from .common import game_choices, signed_in, visitor_of
 from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
-from .replay import result_markdown, transcript_html, visible
+from .replay import game_result, transcript_html, visible
 
 HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person plays
 LIVE: dict[str, str] = {}  # browser session -> the match it is playing (for Stop)
@@ -313,7 +313,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         link = f"?match={outcome['match_id']}"
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),
-                     result_markdown(match, spec.view.result_columns, why=spec.explain_win(match)))
+                     game_result(match, spec))
 
     live_outputs = [status, transcript, prompt, result, reply_row, choice_row, *choice_buttons]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,

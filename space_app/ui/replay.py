@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..games import GameSpec
 from ..safe_text import html_text, markdown_text
 from .i18n import DEFAULT_LANGUAGE, language_of, text
 
@@ -132,8 +133,15 @@ def transcript_html(events: list[dict[str, Any]], names: dict[str, str] | None =
             f"{body or empty}</div></div>")
 
 
+def game_result(match: dict[str, Any], spec: GameSpec) -> str:
+    """The result table of a match of `spec`'s game, in the match's language."""
+    lang = language_of(match)
+    return result_markdown(match, spec.view.result_columns, why=spec.explain_win(match),
+                           say=lambda value: spec.word_for(value, lang))
+
+
 def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),),
-                    why: str = "") -> str:
+                    why: str = "", say: Callable[[str], str] = str) -> str:
     """The result table: the winner and why (the game's one line), then seat, agent, the
     game's own columns (e.g. role, word), score; in the match's language."""
     lang = language_of(match)
@@ -144,13 +152,13 @@ def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] 
         return text(lang, "replay.status_line", status=markdown_text(match.get("status")),
                     reason=markdown_text(reason))
     because = f" — {markdown_text(why)}" if why else ""
-    head = [text(lang, "replay.seat"), text(lang, "replay.agent"), *(label for label, _ in columns),
+    head = [text(lang, "replay.seat"), text(lang, "replay.agent"), *(say(label) for label, _ in columns),
             text(lang, "replay.score")]
-    lines = [text(lang, "replay.winner", winner=markdown_text(result.get("winner")), because=because,
+    lines = [text(lang, "replay.winner", winner=markdown_text(say(str(result.get("winner")))), because=because,
                   match=match["id"], seed=match["seed"]), "",
              "| " + " | ".join(markdown_text(label) for label in head) + " |",
              "|---|---|" + "---|" * len(columns) + "---|"]
     for seat, pts in (result.get("scores") or {}).items():
-        cells = [seat, names.get(seat, ""), *[(result.get(key) or {}).get(seat, "") for _, key in columns]]
+        cells = [seat, names.get(seat, ""), *[say(str((result.get(key) or {}).get(seat, ""))) for _, key in columns]]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + f" | {pts:g} |")
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from ..safe_text import markdown_text
 from .common import when
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
 from .media import image_resolver
-from .replay import MARKER_COLUMNS, SPECTATOR, markers, result_markdown, transcript_html, visible
+from .replay import MARKER_COLUMNS, SPECTATOR, game_result, markers, transcript_html, visible
 
 MATCH_COLUMNS = ["id", "game", "status", "winner", "created", "seats", "tag"]
 
@@ -83,7 +83,7 @@ def result_for(match: dict[str, Any], seat: str | None, shown: bool) -> str:
     if not shown:
         return text(lang, "watch.result_hidden")
     spec = get_game(match["game"])
-    return result_markdown(match, spec.view.result_columns, why=spec.explain_win(match))
+    return game_result(match, spec)
 
 
 def panel_groups_for(game: str | None) -> list[Any]:

@@ -109,6 +109,8 @@ SPEC = register(GameSpec(
     id=MysteryGame.id,
     title=MysteryGame.title,
     titles={"zh": "剧本杀"},
+    value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
+                        "role": "身份", "side": "阵营"}},
     game_class=ShippedMysteryGame,
     settings_class=ShippedSettings,
     min_players=4,

@@ -106,12 +106,20 @@ VIEW = ReplayView(
 
 
 def why_won(match: dict[str, Any]) -> str:
-    """One line on why the winner won: how many innocents named the murderer in the final vote."""
+    """One line on why the winner won: how many innocents named the murderer in the final vote
+    (in the match's language)."""
     result = match.get("result") or {}
     murderer = result.get("murderer") or "?"
     votes = result.get("votes") or {}
     innocents = len([s for s in votes if s != murderer]) or max(0, len(result.get("scores") or {}) - 1)
     named = int(result.get("named") or 0)
+    if (match.get("settings") or {}).get("language") == "zh":
+        counted = f"{innocents} 名无辜者中有 {named} 人指认了凶手{murderer}"
+        if result.get("winner") == "innocents":
+            return f"{counted}：超过半数。"
+        if result.get("winner") == "draw":
+            return f"{counted}：恰好一半，平局。"
+        return f"只有{counted}：未过半数，凶手逃脱。"
     counted = f"{named} of {innocents} innocents named the murderer, {murderer}"
     if result.get("winner") == "innocents":
         return f"{counted}: a strict majority."

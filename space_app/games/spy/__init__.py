@@ -75,6 +75,7 @@ SPEC = register(GameSpec(
     id="spy",
     title=SpyGame.title,
     titles={"zh": "谁是卧底"},
+    value_words={"zh": {"spy": "卧底", "civilian": "平民", "role": "身份", "word": "词语"}},
     game_class=SpyGame,
     settings_class=SpySettings,
     min_players=4,
