@@ -22,8 +22,9 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_COMMAND = "apt-get update -qq && apt-get install -y -qq chromium"
-# optional: without a colour emoji font the UI's icons are blank boxes in screenshots
-EMOJI_FONT_COMMAND = "apt-get install -y -qq fonts-noto-color-emoji"
+# optional: without a colour emoji font the UI's icons are blank boxes in screenshots, and
+# without a CJK font a Chinese page's text is (its tests read the text, not the pixels)
+EMOJI_FONT_COMMAND = "apt-get install -y -qq fonts-noto-color-emoji fonts-wqy-microhei"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ROOT = Path(__file__).resolve().parents[1]

@@ -47,7 +47,10 @@ def with_call_reasons(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def short_reason(e: dict[str, Any]) -> str:
     """Why a turn went wrong, when its line does not already say it."""
     d = e.get("data") or {}
-    reason = d.get("call_reason") or d.get("reason") or d.get("problem") or ""
+    # an elimination's reason is a code (vote, foul), and a foul's line already says why in the
+    # game's language: only a failed call's reason is added to those
+    said_already = e["kind"] in ("elimination", "foul")
+    reason = d.get("call_reason") or ("" if said_already else d.get("reason") or d.get("problem")) or ""
     if not isinstance(reason, str) or not reason or reason in (e.get("text") or "") or reason == "abstained":
         return ""
     return reason[:200]
