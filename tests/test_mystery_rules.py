@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import string
 import subprocess
 import sys
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from space_app.games.mystery.catalog import (
     shipped_ids,
 )
 from space_app.games.mystery.metrics import records, row
+from space_app.games.mystery.phrases import PHRASES, RECORD_KEYS
 from space_app.games.mystery.quizzes import suite_items as suite_dicts
 from space_app.games.mystery.quizzes import to_jsonl
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings, tally
@@ -444,6 +446,20 @@ def test_the_naive_agent_plays_in_chinese():
     intro = events_of(game, "introduction")[0].text
     assert intro.startswith("我是") and re.search(r"[\u4e00-\u9fff]", events_of(game, "reasoning")[0].text)
     assert all(e.text.startswith("我怀疑") for e in events_of(game, "reasoning"))
+
+
+def test_the_phrasebook_speaks_both_languages_and_a_chinese_match_uses_its_chinese_lines():
+    assert set(PHRASES.languages) == {"en", "zh"}  # same keys and placeholders: checked when the book is built
+    assert set(RECORD_KEYS) <= PHRASES.keys()
+    game = make(shipped_ids("zh")[0], seed=1, rounds=1)
+    naive = NaiveMysteryAgent()
+    seen = drive(game, agents_reply({MURDERER: naive, INNOCENT: naive}))
+    lines = [e.text for e in game.events if e.visible_to is None] + [o.instruction for o in seen]
+    english = [piece.strip() for key in ("phase_discussion", "will_question", "game_over", "share")
+               for piece, *_ in string.Formatter().parse(PHRASES.say("en", key)) if len(piece.strip()) > 8]
+    assert english and not [p for p in english if any(p in line for line in lines)]
+    chinese = [PHRASES.say("zh", "phase_vote"), PHRASES.say("zh", "reason")]
+    assert all(any(c in line for line in lines) for c in chinese)
 
 
 def test_first_person_turns_a_script_sentence_into_speech():

@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from sdk.observation import ABSTAIN, Limits
 
 from ..base import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
+from .phrases import PHRASES
 from .script import Script
 
 __all__ = ["DRAW", "INNOCENT", "INNOCENTS", "MURDERER", "MysteryGame", "MysterySettings", "image_ref", "script_digest",
@@ -96,46 +97,6 @@ class Step:
     round: int | None = None
 
 
-TEXT = {
-    "en": {
-        "intro": "Introductions. Introduce your character, {you}, to the others: who you are and why you are "
-                 "here tonight. Keep to yourself whatever your role must hide.",
-        "share": "Discussion round {r} of {n}. Share the clues you know and analyse them: what do they tell us "
-                 "about the murder?",
-        "choose": "Discussion round {r} of {n}. Choose one other character to question.",
-        "ask": "Discussion round {r} of {n}. Ask {target} one question.",
-        "answer": "Discussion round {r} of {n}. {asker} asks you: \"{question}\" Answer {asker}.",
-        "reasoning": "Reasoning. State whom you suspect of the murder, their motive and their method, and why.",
-        "vote": "Final vote. Name the murderer: one of the characters. The innocents win if a strict majority of "
-                "the innocents' votes names the murderer.",
-        "script_title": "Your script: {name} ({chars:,} characters)",
-        "murderer": "You are {name}, and you are the murderer. {task}Your private script "
-                     "({chars:,} characters) is attached whole; no other character has seen it.",
-        "innocent": "You are {name}, one of the innocents (not the murderer). {task}Your private "
-                    "script ({chars:,} characters) is attached whole; no other character has seen it.",
-        "task": "Your task: {task} ",
-        "solution": " Motive: {motive} Method: {method}",
-        "account": " What happened: {account}",
-    },
-    "zh": {
-        "intro": "自我介绍。向其他人介绍你的角色{you}：你是谁，今晚为何在此。你的角色需要隐瞒的事情不要说。",
-        "share": "讨论第{r}轮（共{n}轮）。分享你知道的线索并加以分析：它们说明了这起命案的什么？",
-        "choose": "讨论第{r}轮（共{n}轮）。选择一名其他角色进行提问。",
-        "ask": "讨论第{r}轮（共{n}轮）。向{target}提一个问题。",
-        "answer": "讨论第{r}轮（共{n}轮）。{asker}问你：“{question}”请回答{asker}。",
-        "reasoning": "推理。说出你怀疑的凶手、其动机和作案手法，以及理由。",
-        "vote": "最终投票。指出凶手（角色之一）。若无辜者的票中严格多数指向凶手，无辜者获胜。",
-        "script_title": "你的剧本：{name}（{chars}字）",
-        "murderer": "你是{name}，你就是凶手。{task}你的私人剧本（{chars}字）已完整附上，其他角色都没有看过。",
-        "innocent": "你是{name}，无辜者之一（不是凶手）。{task}你的私人剧本（{chars}字）已完整附上，"
-                    "其他角色都没有看过。",
-        "task": "你的任务：{task}",
-        "solution": "动机：{motive} 手法：{method}",
-        "account": "真相：{account}",
-    },
-}
-
-
 class MysteryGame(Game):
     id: ClassVar[str] = "mystery"
     title: ClassVar[str] = "Murder mystery"
@@ -159,7 +120,6 @@ class MysteryGame(Game):
         self.settings: MysterySettings = settings
         self.script = script
         self.lang = script.language
-        self.text = TEXT[self.lang]
         self.murderer = murderers[0]
         self.roles = dict(zip(self.seats, script_roles(script), strict=True))
         rng = random.Random(seed)
@@ -199,7 +159,7 @@ class MysteryGame(Game):
     def _setup(self) -> None:
         sc, s = self.script, self.settings
         truth = sc.truth.told()
-        self.emit("setup", f"Script {sc.id!r}: the murderer is {self.murderer}.", visible_to=SPECTATORS,
+        self.emit("setup", self._record("setup", script=sc.id, murderer=self.murderer), visible_to=SPECTATORS,
                   script=sc.id, digest=script_digest(sc), roles=dict(self.roles), murderer=self.murderer, truth=truth,
                   key_roles=list(sc.key_roles), orders=self._orders(), settings=s.model_dump(mode="json"))
         # an imported character may have no public introduction
@@ -207,41 +167,29 @@ class MysteryGame(Game):
         self.emit("start", self._start_text(cast), script=sc.id, title=sc.title, language=sc.language,
                   background=sc.background, characters=cast, seats=list(self.seats), rounds=s.rounds)
         for clue in sc.text_clues:
-            self.emit("clue", f"{clue.title}: {clue.text}" if self.lang == "en" else f"{clue.title}：{clue.text}",
-                      clue=clue.id, title=clue.title, image_kind=None)
+            self.emit("clue", self._say("clue", title=clue.title, text=clue.text), clue=clue.id, title=clue.title,
+                      image_kind=None)
         for image in sc.image_clues:
-            label = "Image clue" if self.lang == "en" else "图片线索"
-            self.emit("clue", f"{label} {image.id} ({image.kind}): {image.caption}", clue=image.id,
-                      title=image.id, image_kind=image.kind, caption=image.caption, file=image.file,
+            self.emit("clue", self._say("image_clue", id=image.id, kind=image.kind, caption=image.caption),
+                      clue=image.id, title=image.id, image_kind=image.kind, caption=image.caption, file=image.file,
                       images=[image_ref(sc.id, image.file)])
         for role in sc.roles:
             chars = len(role.script)
             mine = MURDERER if role.murderer else INNOCENT
             task = sc.tasks.murderer if role.murderer else sc.tasks.others
-            text = self.text[mine].format(name=role.name, task=self.text["task"].format(task=task) if task else "",
-                                          chars=chars)
-            document = {"title": self.text["script_title"].format(name=role.name, chars=chars), "kind": "script",
+            text = self._say(f"you_{mine}", name=role.name, task=self._say("your_task", task=task) if task else "",
+                             chars=chars)
+            document = {"title": self._say("script_title", name=role.name, chars=chars), "kind": "script",
                         "text": role.script, "data": {"character": role.name, "chars": chars}}
             self.emit("private", text, actor=role.name, visible_to=(role.name,), document=document,
                       facts={"character": role.name, "role": mine, "task": task, "script_chars": chars})
 
     def _start_text(self, cast: list[dict[str, str]]) -> str:
-        sc, n = self.script, self.settings.rounds
-        setting = f"{sc.background}\n\n" if sc.background else ""
-        if self.lang == "zh":
-            people = "\n".join(f"- {c['name']}：{c['introduction']}" if "introduction" in c else f"- {c['name']}"
-                               for c in cast)
-            return (f"《{sc.title}》\n{setting}角色：\n{people}\n\n你们之中有一人是凶手（murderer），其余都是"
-                    f"无辜者（innocents）。流程：自我介绍；{n}轮讨论（每轮每人先分享并分析线索，再各自选一名其他角色提问，"
-                    "被问者回答）；推理（说出怀疑对象、动机和手法）；最终投票。若无辜者的票中严格多数指向凶手，无辜者获胜；"
-                    "恰好一半为平局；否则凶手获胜。")
-        people = "\n".join(f"- {c['name']}: {c['introduction']}" if "introduction" in c else f"- {c['name']}"
-                           for c in cast)
-        return (f"{sc.title}\n{setting}The characters:\n{people}\n\nOne of you is the murderer; the others "
-                f"are innocents. Phases: introductions; {n} discussion round(s) (each of you shares and analyses "
-                "clues, then each questions one other character, who answers); reasoning (whom you suspect, the "
-                "motive and the method); a final vote. The innocents win if a strict majority of the innocents' "
-                "votes names the murderer; exactly half is a draw; otherwise the murderer wins.")
+        sc = self.script
+        people = "\n".join(self._say("cast_member", name=c["name"], introduction=c["introduction"])
+                           if "introduction" in c else self._say("cast_name", name=c["name"]) for c in cast)
+        return self._say("start", title=sc.title, setting=f"{sc.background}\n\n" if sc.background else "",
+                         people=people, rounds=self.settings.rounds)
 
     def _orders(self) -> dict[str, list[str]]:
         """Each phase's speaking order (for spectators and replays)."""
@@ -266,27 +214,28 @@ class MysteryGame(Game):
     def pending(self) -> list[Request]:
         if self.over:
             return []
-        step, t, n = self.step, self.text, self.settings.rounds
+        step, n = self.step, self.settings.rounds
 
         def ask(seat: str, verb: Any, instruction: str, **kw: Any) -> Request:
             return Request(seat, self.observe(seat, verb, phase=step.phase, instruction=instruction,
                                               limits=self._limits(), round=step.round, language=self.lang, **kw))
 
         if step.phase == "introduction":
-            return [ask(step.seat, "speak", t["intro"].format(you=step.seat))]
+            return [ask(step.seat, "speak", self._say("introduce", you=step.seat))]
         if step.phase == "share":
-            return [ask(step.seat, "speak", t["share"].format(r=step.round, n=n))]
+            return [ask(step.seat, "speak", self._say("share", round=step.round, rounds=n))]
         if step.phase == "choose":
             others = [x for x in self.seats if x != step.seat]
-            return [ask(step.seat, "vote", t["choose"].format(r=step.round, n=n), options=others)]
+            return [ask(step.seat, "vote", self._say("choose", round=step.round, rounds=n), options=others)]
         if step.phase == "ask":
-            return [ask(step.seat, "speak", t["ask"].format(r=step.round, n=n, target=self.target))]
+            return [ask(step.seat, "speak", self._say("ask", round=step.round, rounds=n, target=self.target))]
         if step.phase == "answer":
-            return [ask(self.target, "speak", t["answer"].format(r=step.round, n=n, asker=step.seat,
-                                                                  question=self.question))]
+            return [ask(self.target, "speak", self._say("answer", round=step.round, rounds=n, asker=step.seat,
+                                                        question=self.question))]
         if step.phase == "reasoning":
-            return [ask(step.seat, "speak", t["reasoning"])]
-        return [ask(seat, "vote", t["vote"], options=list(self.seats), allow_abstain=True) for seat in self.seats]
+            return [ask(step.seat, "speak", self._say("reason"))]
+        return [ask(seat, "vote", self._say("vote"), options=list(self.seats), allow_abstain=True)
+                for seat in self.seats]
 
     def submit(self, outcomes: Iterable[Outcome]) -> None:
         if self.over:
@@ -328,20 +277,11 @@ class MysteryGame(Game):
         self._announce(step)
 
     def _announce(self, step: Step) -> None:
-        zh = self.lang == "zh"
         order = [x.seat for x in self.steps if x.phase == step.phase and x.round == step.round]
-        names = ("、" if zh else ", ").join(order)
-        if step.phase == "introduction":
-            text = f"自我介绍，顺序：{names}。" if zh else f"Introductions, in this order: {names}."
-        elif step.phase == "share":
-            text = (f"讨论第{step.round}轮：按顺序{names}分享线索，然后按同一顺序各自提问。" if zh else
-                    f"Discussion round {step.round} of {self.settings.rounds}: {names} share clues in this order, "
-                    "then each questions one other character in the same order.")
-        elif step.phase == "reasoning":
-            text = f"推理，顺序：{names}。" if zh else f"Reasoning, in this order: {names}."
-        else:
-            text = "最终投票：所有人同时投票指出凶手。" if zh else "Final vote: everyone names the murderer at once."
-        self.emit("phase", text, round=step.round, phase=_group(step.phase), order=order)
+        phase = _group(step.phase)
+        text = self._say(f"phase_{phase}", round=step.round, rounds=self.settings.rounds,
+                         order=PHRASES.join(self.lang, order))
+        self.emit("phase", text, round=step.round, phase=phase, order=order)
 
     # -- what each turn does -------------------------------------------------------------------
     def _speech(self, kind: str, step: Step, seat: str, outcome: Outcome | None, **data: Any) -> str:
@@ -352,8 +292,8 @@ class MysteryGame(Game):
             self.emit(kind, text, actor=seat, round=step.round, phase=phase, **data)
         else:
             reason = "empty reply" if raw is not None else why_unusable(outcome)
-            silent = f"{seat} says nothing." if self.lang == "en" else f"{seat}没有发言。"
-            self.emit("silence", silent, actor=seat, round=step.round, phase=phase, reason=reason, **data)
+            self.emit("silence", self._say("silent", seat=seat), actor=seat, round=step.round, phase=phase,
+                      reason=reason, **data)
         return text
 
     def _choose(self, step: Step, outcome: Outcome | None) -> None:
@@ -364,19 +304,16 @@ class MysteryGame(Game):
             i = self.seats.index(asker)
             named = self.seats[(i + 1) % len(self.seats)]  # the next character clockwise
             if text is not None and _match(text, [asker]):
-                why = "a character cannot question itself"
+                why = self._record("invalid_self")
             elif text is not None:
-                why = f"'{text.strip()[:40]}' is not another character"
+                why = self._record("invalid_not_other", given=text.strip()[:40])
             else:
                 why = why_unusable(outcome)
-            self._invalid(asker, "question target", f"{why}; the next character clockwise, {named}, is "
-                                                    "questioned", text, step.round)
+            self._invalid(asker, "question target", self._record("invalid_clockwise", why=why, target=named), text,
+                          step.round)
         self.target, self.question = named, ""
         chosen = _match(text, others) is not None
-        if self.lang == "zh":
-            line = f"{asker}将向{named}提问。" + ("" if chosen else "（默认）")
-        else:
-            line = f"{asker} will question {named}." + ("" if chosen else " (by default)")
+        line = self._say("will_question" if chosen else "will_question_by_default", asker=asker, target=named)
         self.emit("question_target", line, actor=asker, round=step.round, asker=asker, target=named, chosen=chosen)
 
     def _vote(self, got: dict[str, Outcome]) -> None:
@@ -385,37 +322,29 @@ class MysteryGame(Game):
             text = usable_text(outcome)
             named = _match(text, self.seats)
             if named is None and not (text or "").strip().casefold() == ABSTAIN:
-                why = f"'{text.strip()[:40]}' is not a character" if text is not None else why_unusable(outcome)
-                self._invalid(seat, "final vote", f"{why}; counted as an abstention", text, None)
+                why = (self._record("invalid_not_character", given=text.strip()[:40]) if text is not None else
+                       why_unusable(outcome))
+                self._invalid(seat, "final vote", self._record("invalid_abstention", why=why), text, None)
             self.votes[seat] = named
-        zh = self.lang == "zh"
         for seat in self.seats:
             target = self.votes[seat]
-            if zh:
-                line = f"{seat}投给{target}。" if target else f"{seat}弃权。"
-            else:
-                line = f"{seat} votes for {target}." if target else f"{seat} abstains."
+            line = self._say("votes_for", seat=seat, target=target) if target else self._say("abstains", seat=seat)
             self.emit("vote", line, actor=seat, vote=target)
         counts = Counter(v for v in self.votes.values() if v)
         abstained = sum(v is None for v in self.votes.values())
-        listed = ", ".join(f"{name} {k}" for name, k in counts.most_common())
-        self.emit("vote_result", (f"票数：{listed or '无'}；弃权{abstained}。" if zh else
-                                  f"Votes: {listed or 'none'}; {abstained} abstained."),
+        # the counts are listed with ", " in both languages
+        listed = ", ".join(self._say("count", name=name, votes=k) for name, k in counts.most_common())
+        self.emit("vote_result", self._say("vote_result", counts=listed or self._say("no_counts"), abstained=abstained),
                   counts=dict(counts), abstained=abstained)
         self.winner, self.named, innocents = tally(self.votes, self.murderer)
         self._close(innocents)
 
     def _close(self, innocents: int) -> None:
-        sc, zh = self.script, self.lang == "zh"
+        sc = self.script
         self.phase = "over"
-        if zh:
-            verdict = {INNOCENTS: "无辜者获胜", MURDERER: "凶手获胜", DRAW: "平局"}[self.winner]
-            text = (f"游戏结束：{verdict}（{innocents}名无辜者中有{self.named}人投给了凶手）。凶手是{self.murderer}。"
-                    f"{self._solution()}")
-        else:
-            verdict = {INNOCENTS: "the innocents win", MURDERER: "the murderer wins", DRAW: "a draw"}[self.winner]
-            text = (f"Game over: {verdict} ({self.named} of {innocents} innocents named the murderer). The murderer "
-                    f"was {self.murderer}.{self._solution()}")
+        verdict = self._say({INNOCENTS: "innocents_win", MURDERER: "murderer_wins", DRAW: "draw"}[self.winner])
+        text = self._say("game_over", verdict=verdict, named=self.named, innocents=innocents, murderer=self.murderer,
+                         solution=self._solution())
         self.emit("game_over", text, winner=self.winner, murderer=self.murderer, roles=dict(self.roles),
                   named=self.named, innocents=innocents, votes=dict(self.votes),
                   truth=sc.truth.told())
@@ -424,8 +353,8 @@ class MysteryGame(Game):
         """Motive and method, or an imported script's one account (nothing when it has neither)."""
         truth = self.script.truth
         if truth.motive or truth.method:
-            return self.text["solution"].format(motive=truth.motive or "?", method=truth.method or "?")
-        return self.text["account"].format(account=truth.account) if truth.account else ""
+            return self._say("solution", motive=truth.motive or "?", method=truth.method or "?")
+        return self._say("account", account=truth.account) if truth.account else ""
 
     def result(self) -> dict[str, Any]:
         sc = self.script
@@ -448,10 +377,19 @@ class MysteryGame(Game):
         }
 
     # -- helpers -------------------------------------------------------------------------------
+    def _say(self, key: str, **values: Any) -> str:
+        """A line of the game's phrasebook in the script's language."""
+        return PHRASES.say(self.lang, key, **values)
+
+    @staticmethod
+    def _record(key: str, **values: Any) -> str:
+        """A line the record keeps in English in every match (phrases.RECORD_KEYS)."""
+        return PHRASES.say("en", key, **values)
+
     def _invalid(self, seat: str, action: str, reason: str, given: str | None, round: int | None) -> None:
         """A refused or missing action: its seat and spectators are told what happened."""
-        self.emit("invalid_action", f"{seat}'s {action} was not valid: {reason}.", actor=seat, round=round,
-                  visible_to=(seat,), seat=seat, action=action, reason=reason,
+        self.emit("invalid_action", self._record("invalid", seat=seat, action=action, reason=reason), actor=seat,
+                  round=round, visible_to=(seat,), seat=seat, action=action, reason=reason,
                   given=None if given is None else given[:200])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..spec import Panel, ReplayView
+from .phrases import PHRASES
 from .rules import SPEECH_KINDS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built
@@ -113,16 +114,6 @@ def why_won(match: dict[str, Any]) -> str:
     votes = result.get("votes") or {}
     innocents = len([s for s in votes if s != murderer]) or max(0, len(result.get("scores") or {}) - 1)
     named = int(result.get("named") or 0)
-    if (match.get("settings") or {}).get("language") == "zh":
-        counted = f"{innocents} 名无辜者中有 {named} 人指认了凶手{murderer}"
-        if result.get("winner") == "innocents":
-            return f"{counted}：超过半数。"
-        if result.get("winner") == "draw":
-            return f"{counted}：恰好一半，平局。"
-        return f"只有{counted}：未过半数，凶手逃脱。"
-    counted = f"{named} of {innocents} innocents named the murderer, {murderer}"
-    if result.get("winner") == "innocents":
-        return f"{counted}: a strict majority."
-    if result.get("winner") == "draw":
-        return f"{counted}: exactly half, a draw."
-    return f"Only {counted}: no majority, so the murderer got away."
+    key = {"innocents": "why_innocents", "draw": "why_draw"}.get(result.get("winner") or "", "why_murderer")
+    return PHRASES.say((match.get("settings") or {}).get("language"), key, named=named, innocents=innocents,
+                       murderer=murderer)

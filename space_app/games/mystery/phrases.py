@@ -1,0 +1,137 @@
+"""The murder mystery's own lines in English and Chinese: the events its transcript shows, the
+instructions and private texts it gives each character, and the line on why the winner won.
+A match speaks its script's language.
+
+Two kinds of line are kept in English in every match, as the record writes them (`RECORD_KEYS`):
+the spectators' setup line and an invalid action's line and reason (the reason is also the
+event's data, next to `why_unusable`'s English reasons). Their Chinese lines are there for the
+book to be whole."""
+
+from __future__ import annotations
+
+from ..phrasebook import Phrasebook
+
+PHRASES = Phrasebook({
+    "en": {
+        # setup: the public case, each character's private script
+        "setup": "Script {script!r}: the murderer is {murderer}.",
+        "start": ("{title}\n{setting}The characters:\n{people}\n\nOne of you is the murderer; the others are "
+                  "innocents. Phases: introductions; {rounds} discussion round(s) (each of you shares and analyses "
+                  "clues, then each questions one other character, who answers); reasoning (whom you suspect, the "
+                  "motive and the method); a final vote. The innocents win if a strict majority of the innocents' "
+                  "votes names the murderer; exactly half is a draw; otherwise the murderer wins."),
+        "cast_member": "- {name}: {introduction}",
+        "cast_name": "- {name}",
+        "clue": "{title}: {text}",
+        "image_clue": "Image clue {id} ({kind}): {caption}",
+        "you_murderer": ("You are {name}, and you are the murderer. {task}Your private script ({chars:,} characters) "
+                         "is attached whole; no other character has seen it."),
+        "you_innocent": ("You are {name}, one of the innocents (not the murderer). {task}Your private script "
+                         "({chars:,} characters) is attached whole; no other character has seen it."),
+        "your_task": "Your task: {task} ",
+        "script_title": "Your script: {name} ({chars:,} characters)",
+        # each phase's announcement
+        "phase_introduction": "Introductions, in this order: {order}.",
+        "phase_discussion": ("Discussion round {round} of {rounds}: {order} share clues in this order, then each "
+                             "questions one other character in the same order."),
+        "phase_reasoning": "Reasoning, in this order: {order}.",
+        "phase_vote": "Final vote: everyone names the murderer at once.",
+        # instructions
+        "introduce": ("Introductions. Introduce your character, {you}, to the others: who you are and why you are "
+                      "here tonight. Keep to yourself whatever your role must hide."),
+        "share": ("Discussion round {round} of {rounds}. Share the clues you know and analyse them: what do they "
+                  "tell us about the murder?"),
+        "choose": "Discussion round {round} of {rounds}. Choose one other character to question.",
+        "ask": "Discussion round {round} of {rounds}. Ask {target} one question.",
+        "answer": "Discussion round {round} of {rounds}. {asker} asks you: \"{question}\" Answer {asker}.",
+        "reason": "Reasoning. State whom you suspect of the murder, their motive and their method, and why.",
+        "vote": ("Final vote. Name the murderer: one of the characters. The innocents win if a strict majority of "
+                 "the innocents' votes names the murderer."),
+        # what happens
+        "silent": "{seat} says nothing.",
+        "will_question": "{asker} will question {target}.",
+        "will_question_by_default": "{asker} will question {target}. (by default)",
+        "votes_for": "{seat} votes for {target}.",
+        "abstains": "{seat} abstains.",
+        "count": "{name} {votes}",
+        "no_counts": "none",
+        "vote_result": "Votes: {counts}; {abstained} abstained.",
+        "innocents_win": "the innocents win",
+        "murderer_wins": "the murderer wins",
+        "draw": "a draw",
+        "game_over": ("Game over: {verdict} ({named} of {innocents} innocents named the murderer). The murderer "
+                      "was {murderer}.{solution}"),
+        "solution": " Motive: {motive} Method: {method}",
+        "account": " What happened: {account}",
+        # an invalid action
+        "invalid": "{seat}'s {action} was not valid: {reason}.",
+        "invalid_self": "a character cannot question itself",
+        "invalid_not_other": "'{given}' is not another character",
+        "invalid_clockwise": "{why}; the next character clockwise, {target}, is questioned",
+        "invalid_not_character": "'{given}' is not a character",
+        "invalid_abstention": "{why}; counted as an abstention",
+        # why the winner won
+        "why_innocents": "{named} of {innocents} innocents named the murderer, {murderer}: a strict majority.",
+        "why_draw": "{named} of {innocents} innocents named the murderer, {murderer}: exactly half, a draw.",
+        "why_murderer": ("Only {named} of {innocents} innocents named the murderer, {murderer}: no majority, so the "
+                         "murderer got away."),
+    },
+    "zh": {
+        "setup": "剧本 {script!r}：凶手是{murderer}。",
+        "start": ("《{title}》\n{setting}角色：\n{people}\n\n你们之中有一人是凶手（murderer），"
+                  "其余都是无辜者（innocents）。"
+                  "流程：自我介绍；{rounds}轮讨论（每轮每人先分享并分析线索，再各自选一名其他角色提问，被问者回答）；"
+                  "推理（说出怀疑对象、动机和手法）；最终投票。若无辜者的票中严格多数指向凶手，无辜者获胜；"
+                  "恰好一半为平局；否则凶手获胜。"),
+        "cast_member": "- {name}：{introduction}",
+        "cast_name": "- {name}",
+        "clue": "{title}：{text}",
+        "image_clue": "图片线索 {id} ({kind}): {caption}",
+        "you_murderer": "你是{name}，你就是凶手。{task}你的私人剧本（{chars}字）已完整附上，其他角色都没有看过。",
+        "you_innocent": ("你是{name}，无辜者之一（不是凶手）。{task}你的私人剧本（{chars}字）已完整附上，"
+                         "其他角色都没有看过。"),
+        "your_task": "你的任务：{task}",
+        "script_title": "你的剧本：{name}（{chars}字）",
+        "phase_introduction": "自我介绍，顺序：{order}。",
+        # the Chinese announcement does not repeat the number of rounds: `!s:.0` writes nothing
+        "phase_discussion": "讨论第{round}轮{rounds!s:.0}：按顺序{order}分享线索，然后按同一顺序各自提问。",
+        "phase_reasoning": "推理，顺序：{order}。",
+        "phase_vote": "最终投票：所有人同时投票指出凶手。",
+        "introduce": "自我介绍。向其他人介绍你的角色{you}：你是谁，今晚为何在此。你的角色需要隐瞒的事情不要说。",
+        "share": "讨论第{round}轮（共{rounds}轮）。分享你知道的线索并加以分析：它们说明了这起命案的什么？",
+        "choose": "讨论第{round}轮（共{rounds}轮）。选择一名其他角色进行提问。",
+        "ask": "讨论第{round}轮（共{rounds}轮）。向{target}提一个问题。",
+        "answer": "讨论第{round}轮（共{rounds}轮）。{asker}问你：“{question}”请回答{asker}。",
+        "reason": "推理。说出你怀疑的凶手、其动机和作案手法，以及理由。",
+        "vote": "最终投票。指出凶手（角色之一）。若无辜者的票中严格多数指向凶手，无辜者获胜。",
+        "silent": "{seat}没有发言。",
+        "will_question": "{asker}将向{target}提问。",
+        "will_question_by_default": "{asker}将向{target}提问。（默认）",
+        "votes_for": "{seat}投给{target}。",
+        "abstains": "{seat}弃权。",
+        "count": "{name} {votes}",
+        "no_counts": "无",
+        "vote_result": "票数：{counts}；弃权{abstained}。",
+        "innocents_win": "无辜者获胜",
+        "murderer_wins": "凶手获胜",
+        "draw": "平局",
+        "game_over": "游戏结束：{verdict}（{innocents}名无辜者中有{named}人投给了凶手）。凶手是{murderer}。{solution}",
+        "solution": "动机：{motive} 手法：{method}",
+        "account": "真相：{account}",
+        "invalid": "{seat}的{action}无效：{reason}。",
+        "invalid_self": "角色不能向自己提问",
+        "invalid_not_other": "“{given}”不是其他角色",
+        "invalid_clockwise": "{why}；改为向顺时针方向的下一名角色{target}提问",
+        "invalid_not_character": "“{given}”不是角色",
+        "invalid_abstention": "{why}；计为弃权",
+        "why_innocents": "{innocents} 名无辜者中有 {named} 人指认了凶手{murderer}：超过半数。",
+        "why_draw": "{innocents} 名无辜者中有 {named} 人指认了凶手{murderer}：恰好一半，平局。",
+        "why_murderer": "只有{innocents} 名无辜者中有 {named} 人指认了凶手{murderer}：未过半数，凶手逃脱。",
+    },
+})
+
+# the lines written in English in every match (see above): the setup line and an invalid action's
+RECORD_KEYS = ("setup", "invalid", "invalid_self", "invalid_not_other", "invalid_clockwise", "invalid_not_character",
+               "invalid_abstention")
+
+__all__ = ["PHRASES", "RECORD_KEYS"]
