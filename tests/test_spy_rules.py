@@ -701,4 +701,7 @@ def test_every_phrasebook_line_exists_in_every_language_with_the_same_placeholde
         Phrasebook({"en": {"a": "x", "b": "y"}, "zh": {"a": "x"}})
     with pytest.raises(ValueError, match="placeholders"):
         Phrasebook({"en": {"a": "{seat} votes"}, "zh": {"a": "{who} 投票"}})
+    # a language may leave a value unsaid
+    assert Phrasebook({"en": {"a": "Round {round} of {rounds}"}, "zh": {"a": "第{round}轮"}}).say(
+        "zh", "a", round=2, rounds=3) == "第2轮"
     assert PHRASES.say("fr", "tie") == PHRASES.say("en", "tie")

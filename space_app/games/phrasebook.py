@@ -1,7 +1,8 @@
 """A game's own lines (the public events its transcript shows, its instructions, its reasons)
 in every language it is played in. A game keeps its phrasebook in its folder, as data; the
-book checks at import that every language has every line with the same placeholders, so a
-Chinese match can never fail on a missing line. Pure: no files, no clocks."""
+book checks at import that every language has every line, asking for no value the default
+language's line is not given, so a Chinese match can never fail on a missing line or value.
+Pure: no files, no clocks."""
 
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ class Phrasebook:
             if set(book) != keys:
                 raise ValueError(f"{language!r} lines differ from {default!r}: {sorted(set(book) ^ keys)}")
             for key, line in book.items():
-                if _placeholders(line) != _placeholders(lines[default][key]):
-                    raise ValueError(f"{language!r} line {key!r} has other placeholders than {default!r}")
+                # a language may leave a value unsaid (str.format ignores it), never ask for one
+                # the game does not give
+                if not _placeholders(line) <= _placeholders(lines[default][key]):
+                    raise ValueError(f"{language!r} line {key!r} has placeholders that {default!r} lacks")
         self._lines = {language: dict(book) for language, book in lines.items()}
         self.default = default
 

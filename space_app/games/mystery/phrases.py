@@ -93,8 +93,7 @@ PHRASES = Phrasebook({
         "your_task": "你的任务：{task}",
         "script_title": "你的剧本：{name}（{chars}字）",
         "phase_introduction": "自我介绍，顺序：{order}。",
-        # the Chinese announcement does not repeat the number of rounds: `!s:.0` writes nothing
-        "phase_discussion": "讨论第{round}轮{rounds!s:.0}：按顺序{order}分享线索，然后按同一顺序各自提问。",
+        "phase_discussion": "讨论第{round}轮：按顺序{order}分享线索，然后按同一顺序各自提问。",
         "phase_reasoning": "推理，顺序：{order}。",
         "phase_vote": "最终投票：所有人同时投票指出凶手。",
         "introduce": "自我介绍。向其他人介绍你的角色{you}：你是谁，今晚为何在此。你的角色需要隐瞒的事情不要说。",
