@@ -148,7 +148,10 @@ class RemoteAgent(Agent):
         hf_token: str | None = None,
         max_connections: int = 32,
         egress: EgressPolicy | None = None,
+        known_info: dict[str, Any] | None = None,
     ) -> None:
+        """`known_info`: the agent's `info` as read earlier (e.g. when it was registered), so its
+        format and whether it reads images are known before `prepare` reads it afresh."""
         self.src = src
         self.url = resolve_src(src)
         super().__init__(name or src)
@@ -168,7 +171,7 @@ class RemoteAgent(Agent):
             weakref.WeakKeyDictionary()
         )
         self._lock = threading.Lock()
-        self._info: dict[str, Any] | None = None
+        self._info: dict[str, Any] | None = dict(known_info) if isinstance(known_info, dict) else None
         _LIVE.add(self)
         # an agent dropped without close() still closes its sessions (aiohttp warns otherwise)
         weakref.finalize(self, _close_sessions, self._sessions, False).atexit = False

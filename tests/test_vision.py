@@ -120,6 +120,27 @@ def test_a_served_vision_agent_declares_it_over_http_and_gets_data_urls(tmp_path
         remote.close()
 
 
+def test_a_registered_vision_agent_gets_pictures_on_its_test_page_too(tmp_path, launch):
+    """'Try an agent' sends one observation without a match's prepare: the info stored at
+    registration already says the agent reads images."""
+    import asyncio
+
+    from space_app.api import ArenaAPI
+    from space_app.config import ArenaConfig
+
+    caller, calls = recording_caller()
+    url = launch(serve(LLMAgent(caller, name="seer", vision=True, games=("mystery",))))
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "t.db"), demo_matches=0, allow_private_urls=True))
+    reg = api.register_agent(url, name="seer")
+    ref = image_ref(SCRIPT.id, SCRIPT.image_clues[0].file)
+    obs = {"game": "mystery", "verb": "speak", "you": SCRIPT.roles[0].name, "images": [ref],
+           "instruction": "Introduce yourself."}
+    got = asyncio.run(api.try_agent(reg["agent_id"], obs))
+    assert got["status"] == "ok", got
+    (content,) = [m["content"] for m in calls[-1] if m["role"] == "user"]
+    assert [p["image_url"]["url"] for p in content[1:]] == [clue_urls()[0]]
+
+
 def test_info_says_whether_an_agent_reads_images():
     assert Agent("plain").info()["vision"] is False
     assert LLMAgent(lambda messages: "ok", vision=True).info()["vision"] is True

@@ -12,6 +12,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 from sdk import Agent, AgentError, LLMAgent, RemoteAgent, local_caller
 from sdk.egress import EgressPolicy
@@ -220,14 +221,17 @@ class AgentCatalogue:
                         return WiSAgent(row["src"], timeout=self.remote_timeout, name=row["name"],
                                         egress=self.egress)
                     if row["kind"] == "remote":
-                        return self._remote(row["src"], secret=row["secret"], name=row["name"])
+                        return self._remote(row["src"], secret=row["secret"], name=row["name"], info=row.get("info"))
         except (ValueError, AgentError) as exc:  # a malformed URL or one the egress policy refuses
             raise UnknownAgent(f"agent {spec!r} cannot be seated: {exc}") from exc
         raise UnknownAgent(f"unknown agent {spec!r}: use a house agent ({', '.join(house_agents())}), "
                            "a registered agent id, remote:<Space id or URL> or wis:<URL>")
 
-    def _remote(self, src: str, secret: str | None = None, name: str | None = None) -> RemoteAgent:
-        # only a Space can be asleep: a plain URL that does not answer is down, not waking
+    def _remote(self, src: str, secret: str | None = None, name: str | None = None,
+                info: dict[str, Any] | None = None) -> RemoteAgent:
+        # only a Space can be asleep: a plain URL that does not answer is down, not waking;
+        # the info stored at registration says its format and whether it reads images until a
+        # match's prepare reads it afresh (the agent's test page calls it without one)
         is_space = not src.strip().startswith(("http://", "https://"))
         return RemoteAgent(src, secret=secret, timeout=self.remote_timeout, name=name, egress=self.egress,
-                           wake_timeout=120.0 if is_space else PLAIN_URL_WAKE_SECONDS)
+                           wake_timeout=120.0 if is_space else PLAIN_URL_WAKE_SECONDS, known_info=info)
