@@ -26,6 +26,7 @@ from sdk.intentions import (
 )
 from space_app.games import get_game
 from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
+from space_app.games.avalon.exemplar import offered_options
 from space_app.games.avalon.judge import (
     heuristic_following,
     heuristic_reasonableness,
@@ -56,13 +57,6 @@ def _offered(messages: list[dict[str, Any]]) -> list[str]:
     return re.findall(r"^(I\d+): ", text.split("from this list")[-1], re.MULTILINE)
 
 
-def _options(prompt: str) -> tuple[list[str], int]:
-    line = re.search(r"^Options: (.*)\.$", prompt, re.MULTILINE)
-    labels = [re.split(r"\)", o.strip())[0] for o in re.split(r"; |, ", line.group(1))] if line else []
-    k = re.search(r"Pick exactly (\d+)|<(\d+) different options", prompt)
-    return labels, int(next(g for g in k.groups() if g)) if k else 1
-
-
 def fake_model(messages: list[dict[str, Any]]) -> str:
     """Plans with the first two offered intentions and switches to the second and third on
     review; votes and answers name the first options asked for."""
@@ -80,7 +74,7 @@ def fake_model(messages: list[dict[str, Any]]) -> str:
                 f"INTENTIONS: {', '.join(offered[1:3])}\n"
                 f"THINK: {SECRET}-final-{seat}: keep asking, stay calm.\n"
                 "SPEAK: Why this team? Tell us who you trust and whom you doubt.")
-    labels, k = _options(last)
+    labels, k = offered_options(last)
     if labels:
         return "Final answer: " + ", ".join(labels[:k])
     return "I have nothing to add."

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 DEFAULT_LANGUAGE = "en"
+LIST_SEPARATORS = {"zh": "、"}  # how a language separates the items of a list (else ", ")
 
 
 def _placeholders(line: str) -> set[str]:
@@ -49,7 +50,7 @@ class Phrasebook:
 
     def join(self, language: str | None, items: list[str]) -> str:
         """A list as the language writes it: 'P1, P2' or 'P1、P2'."""
-        return ("、" if language == "zh" else ", ").join(items)
+        return LIST_SEPARATORS.get(language or self.default, ", ").join(items)
 
 
 __all__ = ["Phrasebook"]

@@ -13,8 +13,8 @@ from ..games import GAMES, ResultsPage, ResultsSection
 from .i18n import Interface, text
 
 
-def games_with_results() -> list[tuple[str, str]]:
-    return [(g.title, g.id) for g in GAMES.values() if g.results is not None]
+def games_with_results(language: str = "en") -> list[tuple[str, str]]:
+    return [(g.title_in(language), g.id) for g in GAMES.values() if g.results is not None]
 
 
 def page_for(api: ArenaAPI, game_id: str) -> ResultsPage | None:
@@ -44,7 +44,7 @@ def build_results_tab(api: ArenaAPI, tab: gr.Tab, words: Interface, language: gr
     choices = games_with_results()
     with gr.Row():
         game = words(gr.Dropdown(choices=choices, value=choices[0][1] if choices else None,
-                                 label=text("en", "play.game")), label="play.game")
+                                 label=text("en", "play.game")), label="play.game", choices=games_with_results)
         refresh = words(gr.Button(text("en", "results.refresh"), elem_id="refresh-results"), value="results.refresh")
 
     @gr.render(inputs=[game, language], triggers=[refresh.click, game.change, tab.select])

@@ -53,7 +53,8 @@ def statement(ids: list[str], catalogue: Catalogue) -> tuple[str, str]:
     return " ".join(think), " ".join(s[0].upper() + s[1:] for s in speak)
 
 
-def _options(prompt: str) -> tuple[list[str], int]:
+def offered_options(prompt: str) -> tuple[list[str], int]:
+    """The option labels a prompt's 'Options:' line offers, and how many to pick."""
     line = re.search(r"^Options: (.*)\.$", prompt, re.MULTILINE)
     labels = [re.split(r"\)", o.strip())[0] for o in re.split(r"; |, ", line.group(1))] if line else []
     k = re.search(r"Pick exactly (\d+)|<(\d+) different options", prompt)
@@ -76,7 +77,7 @@ def exemplar_model(messages: list[dict[str, Any]]) -> str:
         first = "SECOND-ORDER: they will read it as it is." if review else \
             "FIRST-ORDER: no firm read on anyone yet."
         return f"{first}\nINTENTIONS: {', '.join(picked)}\nTHINK: {think}\nSPEAK: {speak}"
-    labels, k = _options(last)
+    labels, k = offered_options(last)
     return "Final answer: " + ", ".join(labels[:k]) if labels else "I have nothing to add."
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ....stats import wilson
+from ....stats import Rate
 from ..rules import DRAW, INNOCENTS, MURDERER
 
 __all__ = ["Cell", "Matrix", "faction", "matrix", "outcome"]
@@ -35,11 +35,11 @@ class Cell(BaseModel):
 
     @property
     def win_rate(self) -> float | None:
-        return self.wins / self.decided if self.decided else None
+        return Rate(self.wins, self.decided).value
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        return wilson(self.wins, self.decided)
+        return Rate(self.wins, self.decided).interval
 
 
 class Matrix(BaseModel):
