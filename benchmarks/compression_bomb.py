@@ -25,7 +25,7 @@ from hostile_servers import gzip_bomb, http_server, peak_rss_growth  # noqa: E40
 
 from sdk import RemoteAgent  # noqa: E402
 from space_app.agents.wis import WiSAgent  # noqa: E402
-from space_app.games import get_game  # noqa: E402
+from space_app.core import get_game  # noqa: E402
 from space_app.runner import SeatAgent, play  # noqa: E402
 
 MB = 2**20

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from pydantic import BaseModel  # noqa: E402
 
 from sdk.observation import HistoryItem, Observation, PrivateInfo  # noqa: E402
-from space_app.games.base import Game, Outcome, Request  # noqa: E402
+from space_app.core.game import Game, Outcome, Request  # noqa: E402
 
 SEATS = [f"P{i}" for i in range(1, 7)]
 

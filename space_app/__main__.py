@@ -1,3 +1,5 @@
+"""`python -m space_app`: the headless command line (space_app/cli.py)."""
+
 import sys
 
 from .cli import main

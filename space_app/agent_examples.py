@@ -21,10 +21,10 @@ from typing import Any
 from sdk import LLMAgent, Observation, scripted_caller
 from sdk.prompts import Message
 
-from .games import GAMES, get_game
-from .games.base import Outcome
+from .core import GAMES, get_game
+from .core.game import Outcome
 from .generated_docs import refresh
-from .runner import outcome_text
+from .core.replies import outcome_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "build-an-agent.md"

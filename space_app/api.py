@@ -26,8 +26,9 @@ from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agent
 from .compare import MEASURES
 from .compare import compare as duplicate
 from .config import ArenaConfig
-from .games import GAMES, get_game
-from .games.base import Request
+from .core import GAMES, ResultsPage, Study, get_game
+from .core.game import Request
+from .export import snapshot
 from .leaderboard import board
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
@@ -472,3 +473,44 @@ class ArenaAPI:
             raise ApiError(str(exc)) from exc
         return board(self.store, game, sources=kinds, tag=tag or None, min_matches=max(0, int(min_games)),
                      void_infra=bool(void_infra))
+
+    # -- what the interface reads beyond the public endpoints --------------------------
+    # (no gradio_client route: the UI's own views, through the API like everything else)
+    def leaderboard_snapshot(self, game: str, sources: Iterable[str], min_matches: int = 0,
+                             void_infra: bool = False) -> dict[str, Any]:
+        """The leaderboard with its filter, match count and versions (the UI's table and downloads)."""
+        return snapshot(self.store, game, sources=frozenset(sources), min_matches=max(0, int(min_matches)),
+                        void_infra=bool(void_infra))
+
+    def seat_records(self, game: str, agents: list[str]) -> list[dict[str, Any]]:
+        """The stored per-seat records of these agents in one game, oldest first."""
+        return list(self.store.records(game, agents=agents))
+
+    def _study(self, game: str, study: str) -> Study:
+        found = get_game(game).studies.get(study)
+        if found is None:
+            raise ApiError(f"game {game!r} has no study {study!r}")
+        return found
+
+    def study_chart(self, game: str, study: str) -> Any:
+        """The study's chart of its newest stored run (a DataFrame of bar, condition, value)."""
+        found = self._study(game, study)
+        return found.chart(self.store) if found.chart is not None else None
+
+    def study_rows(self, game: str, study: str) -> list[dict[str, Any]]:
+        """The study's newest stored run, one row per condition."""
+        found = self._study(game, study)
+        return found.newest(self.store) if found.newest is not None else []
+
+    async def run_study(self, game: str, study: str, base: str, games: int, seed: int,
+                        visitor: str = "study") -> list[dict[str, Any]]:
+        """Run the study on the arena, admitted like any visitor's matches."""
+        found = self._study(game, study)
+        with self.admit(visitor):
+            return await found.run(self.arena, base=base, games=int(games), seed=int(seed))
+
+    def results_page(self, game: str) -> ResultsPage | None:
+        """The game's own results page from the stored runs, or None when it has none."""
+        spec = GAMES.get(game)
+        return spec.results(self.store) if spec is not None and spec.results is not None else None
+

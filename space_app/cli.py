@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .games import GAMES, get_game
+from .core import GAMES, get_game
 from .safe_text import terminal_text
 from .store import Store
 from .tables import figure, render

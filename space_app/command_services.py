@@ -1,4 +1,4 @@
-"""The arena's services as a game's own CLI commands receive them (`games.spec.ArenaServices`):
+"""The arena's services as a game's own CLI commands receive them (`core.spec.ArenaServices`):
 the CLI hands this object to a command, so a game's command can play matches and run suites
 without the game importing the service, the store or the suite runner."""
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games import get_game
+from .core import get_game
 from .seating import SEED_RANGE
 from .service import Arena, MatchPlan
 from .stats import bootstrap_mean, sign_test

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from .games import GAMES
+from .core import GAMES
 from .service import Arena
 
 

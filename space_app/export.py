@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .games import get_game
+from .core import get_game
 from .leaderboard import board, columns, kinds_for
 from .sources import describe, kind_of, label
 from .standings import INFRA_FAILURES, catch_up

@@ -17,11 +17,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from PIL import Image
-
 from sdk.observation import Observation
 
-from .games import GameSpec, UnknownGame, get_game
+from .core import GameSpec, UnknownGame, get_game
 
 MODEL_WIDTH = 1024  # px: what vision models read at full detail (larger is scaled down by them anyway)
 JPEG_QUALITY = 82
@@ -32,7 +30,10 @@ Resolver = Callable[[str], str | None]  # image reference -> data URL, or None (
 
 @lru_cache(maxsize=128)
 def _encoded(path: str, mtime: float, width: int) -> str:
-    # mtime is part of the key: a redrawn image is encoded again
+    # mtime is part of the key: a redrawn image is encoded again. PIL is imported here, when a
+    # picture is first drawn, so the runner (which imports this module) loads no imaging code.
+    from PIL import Image
+
     with Image.open(path) as img:
         img = img.convert("RGB")
         if img.width > width:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .games import AgentTotals, GameSpec, MetricColumn, SeatRecord, Tally, get_game, totals_from
+from .core import AgentTotals, GameSpec, MetricColumn, SeatRecord, Tally, get_game, totals_from
 from .rating import SIDE, Skill
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .games import GAMES, get_game
+from .core import GAMES, get_game
 from .generated_docs import refresh
 from .leaderboard import columns
 

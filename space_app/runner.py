@@ -22,9 +22,9 @@ from typing import Any
 from sdk.agent import Agent
 from sdk.errors import AgentError
 from sdk.observation import Observation
-from sdk.parsing import parse_choice
 
-from .games.base import SPECTATORS, Event, Game, Outcome, Request
+from .core.game import SPECTATORS, Event, Game, Outcome, Request
+from .core.replies import outcome_text
 from .images import game_resolver, inline_images
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
@@ -70,23 +70,6 @@ def bounded_notes(notes: Any) -> dict[str, Any] | None:
     return json.loads(text) if len(text) <= MAX_NOTES else None
 
 
-def outcome_text(raw: str, obs: Observation) -> tuple[str | None, str, str]:
-    """What the game is handed for a reply: (text, status, detail). Votes (and answers
-    with options) are parsed to an exact option; statements are stripped and cut to the
-    turn's limit. `verify` replays stored replies through this same function."""
-    if obs.verb == "vote" or (obs.verb == "answer" and obs.options):
-        choice = parse_choice(raw[: 20 * obs.limits.max_chars], obs.options, obs.pick, obs.allow_abstain,
-                              obs.option_texts)
-        if choice.ok:
-            return choice.as_text(), "ok", ""
-        return None, "unparseable", choice.reason[:300]
-    # strip first: padding must not eat the limit (400 newlines + a statement would
-    # otherwise reach the game as an empty statement)
-    body = raw.strip()
-    detail = f"truncated from {len(body)} characters" if len(body) > obs.limits.max_chars else ""
-    return body[: obs.limits.max_chars], "ok", detail
-
-
 def sees_images(agent: Agent) -> bool:
     """Whether the agent declared `vision` (a remote agent: in the `info` its `prepare` read)."""
     return getattr(agent, "vision", False) is True
@@ -102,8 +85,7 @@ async def shown_to(agent: Agent, obs: Observation) -> Observation:
     return await asyncio.to_thread(inline_images, obs, to_url)
 
 
-async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
-                     seconds: float | None = None) -> tuple[Outcome, Event]:
+async def call_agent(agent: Agent, request: Request, seconds: float | None = None) -> tuple[Outcome, Event]:
     """One request -> (the outcome the game sees, the call record)."""
     obs = request.observation
     if seconds is not None:
@@ -116,7 +98,7 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
     notes: dict[str, Any] | None = None
     status, detail = "ok", ""
     try:
-        reply = await asyncio.wait_for(agent.aact(obs), timeout=limit + grace)
+        reply = await asyncio.wait_for(agent.aact(obs), timeout=limit)
         raw, usage = reply.text, reply.usage
         notes = bounded_notes((reply.meta or {}).get("notes"))
         if not isinstance(raw, str):
@@ -156,8 +138,7 @@ async def call_agent(agent: Agent, request: Request, grace: float = 0.0,
                    notes=notes if status == "ok" else None, seconds=seconds), record
 
 
-async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,
-               grace: float = 0.0) -> MatchOutcome:
+async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None) -> MatchOutcome:
     """Drive `game` to its end. `sink` gets each step's new events as they happen."""
     missing = set(game.seats) - set(seats)
     if missing:
@@ -183,7 +164,7 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
             if not requests:
                 raise RuntimeError(f"{game.id}: not over but nothing pending")
             results = await asyncio.gather(
-                *(call_agent(seats[r.seat].agent, r, grace, seats[r.seat].seconds) for r in requests))
+                *(call_agent(seats[r.seat].agent, r, seats[r.seat].seconds) for r in requests))
             records = [record for _, record in results]
             game.submit([outcome for outcome, _ in results])
             flush(records)

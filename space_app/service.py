@@ -13,8 +13,8 @@ from typing import Any
 from sdk.agent import LOCAL_AGENT_THREADS
 
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
-from .games import get_game
-from .games.base import Event
+from .core import get_game
+from .core.game import Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
 from .seating import TournamentOutcomes, count_seating, schedule

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games import SeatRecord, Tally, get_game, tallies_of_match
+from .core import SeatRecord, Tally, get_game, tallies_of_match
 from .rating import SIDE, Skill, TeamRating, placings
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .store import Store

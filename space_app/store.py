@@ -8,7 +8,6 @@ earlier process as 'aborted'.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -45,7 +44,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 
-from .games.base import Event
+from .core.events import Event
 
 metadata = MetaData()
 
@@ -694,5 +693,3 @@ class DerivedWriter:
                               .values(rated=bindparam("order")), marks)
 
 
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

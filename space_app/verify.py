@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .games import Event, Outcome, Request, UnknownGame, get_game
-from .runner import outcome_text
+from .core import Event, Outcome, Request, UnknownGame, get_game
+from .core.replies import outcome_text
 
 Verdict = Literal["identical", "differs", "older_rules", "skipped"]
 COMPARED = ("kind", "actor", "text", "round", "visible_to", "data")

@@ -9,7 +9,7 @@ from sdk import Agent, Observation
 from space_app.agent_examples import examples
 from space_app.api import ArenaAPI
 from space_app.config import ArenaConfig
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.runner import SeatAgent, play
 from space_app.ui.agents_tab import example_choices, example_json, match_links, read_as_markdown
 from space_app.ui.replay import transcript_html, visible

@@ -24,7 +24,9 @@ from sdk.intentions import (
     selected_ids,
     situation_from,
 )
-from space_app.games import get_game
+from space_app.core import get_game
+from space_app.core.game import Outcome
+from space_app.core.records import tallies_of_match, totals_from
 from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
 from space_app.games.avalon.exemplar import offered_options
 from space_app.games.avalon.judge import (
@@ -38,8 +40,6 @@ from space_app.games.avalon.metrics import records
 from space_app.games.avalon.quiz import f1
 from space_app.games.avalon.rules import AvalonGame, AvalonSettings
 from space_app.games.avalon.selfplay import play_local
-from space_app.games.base import Outcome
-from space_app.games.records import tallies_of_match, totals_from
 from space_app.runner import SeatAgent
 from space_app.service import Arena, MatchPlan
 from space_app.store import Store

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from space_app.core.game import SPECTATORS, Event, Outcome, Request
 from space_app.games.avalon.rules import AvalonGame, AvalonSettings, resolve_team
 from space_app.games.avalon.selfplay import outcome_for
 from space_app.games.avalon.table import (
@@ -22,7 +23,6 @@ from space_app.games.avalon.table import (
     side_of,
     team_size,
 )
-from space_app.games.base import SPECTATORS, Event, Outcome, Request
 
 COUNTS = range(5, 11)
 Reply = Callable[[AvalonGame, str], "str | Outcome"]

@@ -11,7 +11,7 @@ import pytest
 from sdk import AvalonIntentionAgent
 from sdk.intentions import load_catalogue
 from space_app.cli import main as cli_main
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.games.avalon.agents import RuleAvalonAgent
 from space_app.games.avalon.exemplar import exemplar_agent
 from space_app.games.avalon.quizset import SUITE, TYPES, played

@@ -14,7 +14,7 @@ import pytest
 
 from sdk import LLMAgent, RemoteAgent, scripted_caller
 from space_app.agent_examples import DOC, examples, main, messages_for, reask_messages, render_doc
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.runner import SeatAgent, outcome_text, play
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,7 +118,7 @@ def test_the_templates_declare_only_games_the_arena_has_and_they_can_play(tmp_pa
     a prompt of its own."""
     from sdk.prompts import SYSTEM_PROMPTS
     from sdk.scaffold import render
-    from space_app.games import GAMES
+    from space_app.core import GAMES
     from space_app.suites import suite_games
 
     arena_has = set(GAMES) | set(suite_games())

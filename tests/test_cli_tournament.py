@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from space_app.games import GAMES, get_game
+from space_app.core import GAMES, get_game
 from space_app.games.spy.agents import HeuristicSpyAgent
 from space_app.leaderboard import from_matches
 from space_app.seating import count_seating, schedule

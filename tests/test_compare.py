@@ -13,8 +13,8 @@ import pytest
 from test_cli_tournament import cli
 
 from space_app.compare import compare, compare_tag, plan_deals
+from space_app.core import get_game
 from space_app.export import rows as export_rows
-from space_app.games import get_game
 from space_app.games.spy.agents import HeuristicSpyAgent
 from space_app.leaderboard import board, from_matches
 from space_app.service import Arena

@@ -13,8 +13,8 @@ import pytest
 from space_app.agents.catalogue import UnknownAgent
 from space_app.api import ApiError, ArenaAPI
 from space_app.config import ArenaConfig
-from space_app.games import GAMES, GameSpecError, MetricColumn, get_game, register
-from space_app.games.registry import UnknownGame
+from space_app.core import GAMES, GameSpecError, MetricColumn, get_game, register
+from space_app.core.registry import UnknownGame
 
 PACKAGE = Path(__file__).resolve().parents[1] / "space_app"
 GAMES_DIR = PACKAGE / "games"

@@ -59,7 +59,7 @@ def test_a_human_seat_cannot_be_called_outside_the_arena_page():
 def test_a_person_who_runs_out_of_time_is_told_their_own_limit_not_the_games():
     """A seat with its own limit (a person's) times out on it; the foul quotes that limit, and
     the call record keeps it so the match replays to the same events."""
-    from space_app.games import get_game
+    from space_app.core import get_game
     from space_app.runner import SeatAgent, call_agent
 
     game = get_game("spy").make(4, seed=1, settings={"seconds": 30})

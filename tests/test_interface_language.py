@@ -64,7 +64,7 @@ def test_a_chinese_match_reads_in_chinese_around_the_games_own_lines():
 
 
 def test_a_games_result_table_uses_its_own_words_in_the_matchs_language():
-    from space_app.games import get_game
+    from space_app.core import get_game
     from space_app.ui.replay import game_result
 
     spy = get_game("spy")

@@ -10,7 +10,7 @@ import re
 
 from sdk.agent import Agent, Reply
 from sdk.observation import ABSTAIN, Observation
-from space_app.games.base import Outcome
+from space_app.core.game import Outcome
 from space_app.games.spy.agents import GENERIC_EN, GENERIC_ZH, HeuristicSpyAgent, RandomAgent
 from space_app.games.spy.rules import SpyGame, SpySettings, contains_word
 from space_app.games.spy.words import WordPair, load_builtin_pairs, load_clues

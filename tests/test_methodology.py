@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from space_app.games import GAMES, get_game
+from space_app.core import GAMES, get_game
 from space_app.leaderboard import columns
 from space_app.methodology import PAGE, columns_reference, main, render
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from space_app.cli import main
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.games.mystery.catalog import get_script
 from space_app.games.mystery.coe import HEURISTIC_LABEL, HeuristicJudge, LLMJudge, Seat
 from space_app.games.mystery.coe.judges import read_score, read_yes_no

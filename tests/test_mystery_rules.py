@@ -17,8 +17,9 @@ import pytest
 from pydantic import ValidationError
 
 from sdk import Agent, Observation
-from space_app.games import get_game
-from space_app.games.base import Outcome
+from space_app.core import get_game
+from space_app.core.game import Outcome
+from space_app.core.records import AgentTotals, tallies_of_match, totals_from
 from space_app.games.mystery.agents import NaiveMysteryAgent, RandomMysteryAgent, first_person, sentences
 from space_app.games.mystery.catalog import (
     ShippedMysteryGame,
@@ -36,7 +37,6 @@ from space_app.games.mystery.quizzes import to_jsonl
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings, tally
 from space_app.games.mystery.script import Script
 from space_app.games.mystery.view import VIEW
-from space_app.games.records import AgentTotals, tallies_of_match, totals_from
 from space_app.runner import SeatAgent, outcome_text
 from space_app.service import Arena, MatchPlan
 from space_app.store import Store
@@ -638,7 +638,7 @@ DIGEST_OF_A_GAME = """
 import hashlib, json
 from space_app.games.mystery.agents import NaiveMysteryAgent
 from space_app.games.mystery.catalog import ShippedMysteryGame, ShippedSettings, get_script
-from space_app.games.base import Outcome
+from space_app.core.game import Outcome
 from space_app.runner import outcome_text
 script = get_script({script!r})
 game = ShippedMysteryGame([r.name for r in script.roles], 3, ShippedSettings(script=script.id,

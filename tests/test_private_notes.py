@@ -8,8 +8,8 @@ import asyncio
 import json
 
 from sdk import Agent, Observation, RemoteAgent, serve, with_notes
-from space_app.games import get_game
-from space_app.games.base import Request
+from space_app.core import get_game
+from space_app.core.game import Request
 from space_app.runner import MAX_NOTES, SeatAgent, bounded_notes, call_agent, play
 from space_app.verify import verify_match
 

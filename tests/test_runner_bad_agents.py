@@ -13,7 +13,7 @@ import pytest
 from sdk.agent import Agent, Reply
 from sdk.errors import AgentError
 from sdk.observation import ABSTAIN, Observation
-from space_app.games.base import Event
+from space_app.core.game import Event
 from space_app.games.spy.rules import SpyGame, SpySettings
 from space_app.games.spy.words import WordPair
 from space_app.runner import MatchOutcome, SeatAgent, play

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from sdk import Agent, Document, Observation, RemoteAgent, parse_choice, serve
 from sdk.prompts import render_fields
-from space_app.games.base import Game, Outcome, Request
+from space_app.core.game import Game, Outcome, Request
 
 SEATS = ["P1", "P2", "P3"]
 LOCATIONS = {"A": "the bedroom drawer", "B": "the kitchen cupboard", "C": "the garden shed"}

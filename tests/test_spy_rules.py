@@ -12,7 +12,7 @@ import pytest
 
 from sdk.agent import Agent
 from sdk.observation import ABSTAIN, Observation
-from space_app.games.base import Outcome
+from space_app.core.game import Outcome
 from space_app.games.spy.metrics import rescore
 from space_app.games.spy.rules import CIVILIAN, SPY, SpyGame, SpySettings
 from space_app.games.spy.words import WordPair
@@ -693,7 +693,7 @@ def test_a_chinese_game_speaks_chinese_and_keeps_english_reasons_in_its_record()
 
 
 def test_every_phrasebook_line_exists_in_every_language_with_the_same_placeholders():
-    from space_app.games.phrasebook import Phrasebook
+    from space_app.core.phrasebook import Phrasebook
     from space_app.games.spy.phrases import PHRASES
 
     assert set(PHRASES.languages) == {"en", "zh"} and "votes_for" in PHRASES.keys()

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from space_app.games.base import Event
+from space_app.core.game import Event
 from space_app.games.spy.metrics import rescore
 from space_app.store import Store, matches
 

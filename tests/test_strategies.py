@@ -14,7 +14,7 @@ from sdk import LLMAgent, Observation
 from sdk.callers.scripted import scripted_caller
 from space_app.agents.catalogue import AgentCatalogue
 from space_app.cli import main as cli_main
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.games.spy.metrics import study_row
 from space_app.games.spy.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
 from space_app.games.spy.studies import ATTACK_CONDITIONS, REASONING_CONDITIONS

@@ -17,7 +17,7 @@ import pytest
 
 import space_app.main as main_module
 from space_app.config import ArenaConfig
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.leaderboard import board
 from space_app.service import Arena, MatchPlan
 from space_app.standings import catch_up

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from sdk import Agent
-from space_app.games.base import Outcome
+from space_app.core.game import Outcome
 from space_app.games.mystery.agents import NaiveMysteryAgent
 from space_app.games.mystery.problems import ScriptError
 from space_app.games.mystery.quizzes import suite_items

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from space_app.cli import main as cli_main
-from space_app.games import get_game
+from space_app.core import get_game
 from space_app.safe_text import markdown_text
 from space_app.store import Store
 from space_app.ui.replay import result_markdown

@@ -1,3 +1,5 @@
+"""Ready-made `llm_caller`s: any OpenAI-compatible server, the embedded local model, scripted replies."""
+
 from .local import LocalScorer, local_caller, local_scorer
 from .openai_compat import openai_caller
 from .scripted import scripted_caller

@@ -230,13 +230,6 @@ class LocalScorer:
         self.backend = local_backend(backend)
         self.reuse_prefix = reuse_prefix
 
-    def prefix_tokens(self, prefix: str | Sequence[Message]) -> list[int]:
-        """The token ids a prefix is scored from (rendered, tokenised and cut like a prompt)."""
-        model = load_local_model(self.backend)
-        text = prefix if isinstance(prefix, str) else model.render(_text_only(prefix))
-        with _using_model():
-            return _fit(model.encode_prompt(text))
-
     def token_logprobs(self, prefix: str | Sequence[Message], continuations: Sequence[str]) -> list[list[float]]:
         """For each continuation, the log-probability of each of its tokens given the prefix
         and the tokens before it."""

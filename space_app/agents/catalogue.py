@@ -17,7 +17,7 @@ from typing import Any
 from sdk import Agent, AgentError, LLMAgent, RemoteAgent, local_caller
 from sdk.egress import EgressPolicy
 
-from ..games import GAMES, HouseAgent
+from ..core import GAMES, HouseAgent
 from ..store import Store
 from ..suites import suite_games, suite_house_agents
 
@@ -110,9 +110,6 @@ class AgentCatalogue:
         self._kept: dict[str, Agent] = {}
         self._cache: OrderedDict[str, Agent] = OrderedDict()
         self._lock = threading.Lock()
-
-    def house_specs(self) -> list[tuple[str, str]]:
-        return [(name, agent.description) for name, agent in house_agents().items()]
 
     def resolve(self, spec: str) -> Agent:
         spec = spec.strip()

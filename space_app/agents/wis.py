@@ -32,8 +32,8 @@ perceived, in history order):
                     perceive {status:vote_result, name:X, message:X} for the
                     elimination (the protocol's only "player X is out" message);
                     the foul notice itself is not sent
-    start, end      not sent (start is the setup above; the outcome goes through
-                    `finish`, status `result`)
+    start, end      not sent (start is the setup above; the protocol's `result`
+                    status is not sent: agents keep no state between matches)
     speak           interact {status:round, round:n}             -> result = statement
     vote            interact {status:vote, round:n, message:"A,B,C"} (obs.options,
                     i.e. the other live players) -> result = one name
@@ -72,7 +72,6 @@ STATUS_DISTRIBUTION = "distribution"
 STATUS_ROUND = "round"
 STATUS_VOTE = "vote"
 STATUS_VOTE_RESULT = "vote_result"
-STATUS_RESULT = "result"
 
 
 @dataclass
@@ -264,47 +263,7 @@ class WiSAgent(Agent):
     def answer(self, obs: Observation) -> str:
         raise AgentError("refused", "the WiS protocol has no 'answer' verb", agent=self.name)
 
-    # -- end of match, info, lifecycle -----------------------------------------
-    def finish(self, match_id: str, outcome_text: str, timeout: float | None = None) -> dict[str, str]:
-        """Tell every seat of the match that reached the server the outcome
-        (perceive {status: result, message}) and forget the match.
-        Returns {seat: "ok" | error}; never raises for the server's failures."""
-        with self._lock:
-            seats = self._memory.get(match_id)
-            states = dict(seats)
-        self._memory.forget(match_id)
-        done: dict[str, str] = {}
-        for seat, state in states.items():
-            if not state.ready:
-                continue
-            deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-            if not state.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                done[seat] = "timeout: a call for this seat is still running"
-                continue
-            try:
-                self._perceive({"status": STATUS_RESULT, "message": outcome_text}, deadline)
-                done[seat] = "ok"
-            except AgentError as exc:
-                done[seat] = str(exc)
-            finally:
-                state.lock.release()
-        return done
-
-    @staticmethod
-    def result_message(result: dict[str, Any], language: str = "en") -> str:
-        """Outcome text for `finish` from a spy `result()`; the Chinese form carries
-        '卧底是<name>', which the reference's example agent looks for."""
-        spy = result.get("spy", "")
-        words = result.get("words") or {}
-        spy_word = words.get(spy, "")
-        civ_word = next((w for s, w in words.items() if s != spy), "")
-        if language == "zh":
-            winner = "卧底" if result.get("winner") == "spy" else "平民"
-            return f"游戏结束，{winner}获胜。卧底是{spy}，卧底词是「{spy_word}」，平民词是「{civ_word}」。"
-        winner = "the spy" if result.get("winner") == "spy" else "the civilians"
-        return (f"Game over: {winner} win. The spy was {spy} ('{spy_word}'); "
-                f"the civilians' word was '{civ_word}'.")
-
+    # -- info, lifecycle -------------------------------------------------------
     def info(self) -> dict[str, Any]:
         """Base info plus the server's model name; raises AgentError if the server
         does not answer getModelName and checkHealth as a WiS agent."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..games import GAMES
+from ..core import GAMES
 from .baselines import GuessAgent, OverlapAgent
 from .reference import cot_local, direct_local, limp_local
 from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents

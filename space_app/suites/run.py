@@ -20,7 +20,7 @@ from typing import Any
 from sdk import Agent
 from sdk.observation import Document, Limits, Observation, PrivateInfo
 
-from ..games.base import Request
+from ..core.game import Request
 from ..runner import call_agent
 from ..stats import Rate
 from ..store import Store

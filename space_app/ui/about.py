@@ -1,4 +1,4 @@
-"""About tab: each game's rules, scoring and how to build an agent."""
+"""About tab: each game's rules (with its own scoring) and how to build an agent."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from ..games import GAMES
+from ..core import GAMES
 from .i18n import DEFAULT_LANGUAGE, Interface, text
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -18,6 +18,6 @@ def build_about_tab(words: Interface) -> None:
     words(gr.Markdown(text("en", "about.docs_note"), visible=False, elem_id="about-docs-note"),
           value="about.docs_note", visible=lambda lang: lang != DEFAULT_LANGUAGE)
     pages = [spec.rules_doc for spec in GAMES.values() if spec.rules_doc is not None]
-    for path in [*pages, DOCS / "scoring.md", DOCS / "build-an-agent.md"]:
+    for path in [*pages, DOCS / "build-an-agent.md"]:
         if path.is_file():
             gr.Markdown(path.read_text(encoding="utf-8"))

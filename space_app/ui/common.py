@@ -6,7 +6,7 @@ import datetime as dt
 
 import gradio as gr
 
-from ..games import GAMES
+from ..core import GAMES
 
 CSS = """
 .da-images {display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0 2px;}

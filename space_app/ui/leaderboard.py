@@ -12,8 +12,8 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ArenaAPI
-from ..export import snapshot, write
-from ..games import GAMES, GameSpec, get_game
+from ..core import GAMES, GameSpec, get_game
+from ..export import write
 from ..leaderboard import cell, columns
 from ..safe_text import markdown_text
 from ..sources import DEFAULT_KINDS, DEMO, KINDS, kind_of
@@ -96,7 +96,7 @@ def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], kin
         return pd.DataFrame(columns=["agent", "game", label])
     agents = [r["agent"] for r in rows[:HISTORY_AGENTS]]
     played: dict[str, list] = {a: [] for a in agents}
-    for record in api.store.records(spec.id, agents=agents):
+    for record in api.seat_records(spec.id, agents):
         if kind_of(record["tag"]) not in kinds:
             continue
         played[record["agent_id"]].append(from_row(record))
@@ -117,7 +117,7 @@ def study_frame(api: ArenaAPI, spec: GameSpec) -> pd.DataFrame:
     found = charted_study(spec)
     if found is None:
         return pd.DataFrame(columns=["bar", "condition", "value"])
-    return found[1].chart(api.store)
+    return api.study_chart(spec.id, found[0])
 
 
 def download_files(doc: dict[str, Any]) -> tuple[str, str]:
@@ -143,7 +143,7 @@ def study_markdown(api: ArenaAPI, spec: GameSpec, lang: str = "en") -> str:
     if found is None or found[1].newest is None:
         return ""
     study = found[1]
-    rows = study.newest(api.store)
+    rows = api.study_rows(spec.id, found[0])
     if not rows:
         return text(lang, "leaderboard.study_not_run", title=markdown_text(study.title))
     lines = [text(lang, "leaderboard.study_newest", title=markdown_text(study.title),
@@ -242,7 +242,7 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
         spec = get_game(game_id)
         kinds = frozenset(chosen or [])
         # one computation per click: the table, the plots and both downloads come from it
-        doc = snapshot(api.store, game_id, sources=kinds, min_matches=int(minimum), void_infra=voided)
+        doc = api.leaderboard_snapshot(game_id, kinds, int(minimum), voided)
         rows = doc["rows"] if kinds else []
         note = includes(lang, kinds)
         if voided:
@@ -269,8 +269,7 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
         found = charted_study(spec)
         if found is None or not spec.demo_agents:
             return study_frame(api, spec), study_markdown(api, spec, normal(lang))
-        with api.admit("study"):
-            await found[1].run(api.arena, base=spec.demo_agents[0], games=int(n), seed=7)
+        await api.run_study(spec.id, found[0], base=spec.demo_agents[0], games=int(n), seed=7)
         return study_frame(api, spec), study_markdown(api, spec, normal(lang))
 
     run_study.click(study_now, [game, study_games, language], [study, study_report], api_visibility="private",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import images
-from ..games import GameSpec
+from ..core import GameSpec
 
 THUMB_WIDTH = 560  # px: readable text on a clue, small enough to resend with every step
 

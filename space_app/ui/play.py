@@ -4,6 +4,7 @@ take a seat yourself."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 from typing import Any
 
@@ -13,7 +14,7 @@ from sdk import Observation
 
 from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
-from ..games import GAMES, GameSpec, get_game
+from ..core import GAMES, GameSpec, get_game
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
@@ -26,14 +27,17 @@ HUMANS: dict[str, HumanAgent] = {}  # browser session -> the seat that person pl
 LIVE: dict[str, str] = {}  # browser session -> the match it is playing (for Stop)
 
 
-def _seed(value: str | float | None) -> int | None:
+def seed_of(value: str | float | None) -> int | None:
+    """The seed a visitor typed: a number, a word (hashed stably), or None when empty."""
     text = str(value if value is not None else "").strip()
     if not text:
         return None
     try:
         return int(float(text))
     except ValueError:
-        return abs(hash(text)) % (2**31)  # a word is a fine seed too
+        # a word is a fine seed too: hashed stably (Python's hash() of a string changes with
+        # every process), so the same word gives the same match after a restart
+        return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") % (2**31)
 
 
 def _countdown(seconds: float | None, lang: str) -> str:
@@ -239,7 +243,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
-               "seed": _seed(seed_value),
+               "seed": seed_of(seed_value),
                "settings": {"language": lang, "players": n}}
         try:
             person = mine in spec.seat_names(n, req["settings"])
@@ -307,7 +311,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                          transcript_html(visible(api.get_match(match_id)["events"], seat_view), names,
                                          image=pictures, language=lang))
             return
-        match = api.store.get_match(outcome["match_id"])
+        match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
         final_events = visible(match["events"], seat_view)
         link = f"?match={outcome['match_id']}"

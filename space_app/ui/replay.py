@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..games import GameSpec
+from ..core import GameSpec
 from ..safe_text import html_text, markdown_text
 from .i18n import DEFAULT_LANGUAGE, language_of, text
 

@@ -9,7 +9,7 @@ from typing import Any
 import gradio as gr
 
 from ..api import ArenaAPI
-from ..games import GAMES, ResultsPage, ResultsSection
+from ..core import GAMES, ResultsPage, ResultsSection
 from .i18n import Interface, text
 
 
@@ -18,8 +18,7 @@ def games_with_results(language: str = "en") -> list[tuple[str, str]]:
 
 
 def page_for(api: ArenaAPI, game_id: str) -> ResultsPage | None:
-    spec = GAMES.get(game_id)
-    return spec.results(api.store) if spec is not None and spec.results is not None else None
+    return api.results_page(game_id)
 
 
 def section_component(section: ResultsSection) -> Any:

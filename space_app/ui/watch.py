@@ -9,7 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
-from ..games import GAMES, Panel, UnknownGame, get_game
+from ..core import GAMES, Panel, UnknownGame, get_game
 from ..safe_text import markdown_text
 from .common import when
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import register
-from ..spec import GameSpec, HouseAgent, MetricColumn, QuizSet, Study
+from ...core.registry import register
+from ...core.spec import GameSpec, HouseAgent, MetricColumn, QuizSet, Study
 from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .exemplar import exemplar_agent

@@ -37,14 +37,10 @@ from typing import Any
 
 from sdk.intentions import Catalogue, load_catalogue, selected_ids
 
-from ..records import AgentTotals, SeatRecord, running_win_rate
+from ...core.records import AgentTotals, SeatRecord, running_win_rate
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements
 from .quiz import deduction_correct, f1
 from .table import EVIL, GOOD, fails_needed
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
 
 
 def records(match: dict[str, Any]) -> list[SeatRecord]:

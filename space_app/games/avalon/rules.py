@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from sdk.intentions import load_catalogue, selected_ids
 from sdk.observation import Limits
 
-from ..base import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
+from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .quiz import Question, Spoken, deduce_questions, guess_questions, read_answer, summarise_questions
 from .table import (
     ASSASSIN,

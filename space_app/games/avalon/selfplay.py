@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from sdk import Agent, parse_choice
 from sdk.usage import notes_of
 
-from ..base import Outcome, Request
+from ...core.game import Outcome, Request
 from .rules import AvalonGame
 
 MAX_STEPS = 10_000  # far beyond any game (5 quests x 5 proposals x a dozen steps)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..spec import Panel, ReplayView
+from ...core.spec import Panel, ReplayView
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built
     import pandas as pd

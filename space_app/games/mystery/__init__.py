@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..registry import register
-from ..spec import GameSpec, HouseAgent, MetricColumn, QuizSet
+from ...core.registry import register
+from ...core.spec import GameSpec, HouseAgent, MetricColumn, QuizSet
 from .agents import NaiveMysteryAgent, RandomMysteryAgent
 from .catalog import (
     ShippedMysteryGame,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..records import AgentTotals, SeatRecord, running_win_rate
+from ...core.records import AgentTotals, SeatRecord, running_win_rate
 from .rules import DRAW, INNOCENTS, MURDERER, SPEECH_KINDS
 
 __all__ = ["history", "records", "row", "side_of"]

@@ -9,7 +9,7 @@ book to be whole."""
 
 from __future__ import annotations
 
-from ..phrasebook import Phrasebook
+from ...core.phrasebook import Phrasebook
 
 PHRASES = Phrasebook({
     "en": {

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN, Limits
 
-from ..base import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
+from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .phrases import PHRASES
 from .script import Script
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..spec import Panel, ReplayView
+from ...core.spec import Panel, ReplayView
 from .phrases import PHRASES
 from .rules import SPEECH_KINDS
 

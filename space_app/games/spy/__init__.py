@@ -1,6 +1,6 @@
 """Who is the Spy: six players (4-12), one of them the spy with a different word;
-describe, vote, eliminate, up to three rounds. Rules: docs/rules-spy.md; scoring and
-metrics: docs/scoring.md.
+describe, vote, eliminate, up to three rounds. Rules, scoring and
+metrics: docs/rules-spy.md.
 
 This package registers the game's GameSpec: its rules (`rules.py`), word pairs and
 clues (`words.py`, `content/`), metrics (`metrics.py`), replay panels (`view.py`),
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import register
-from ..spec import GameSpec, HouseAgent, MetricColumn, Study
+from ...core.registry import register
+from ...core.spec import GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
 from .metrics import history, records, row
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings, dealt_roles

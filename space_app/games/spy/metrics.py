@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.records import SCORE, AgentTotals, SeatRecord
 from ...stats import Rate, bootstrap_mean
-from ..records import SCORE, AgentTotals, SeatRecord
 from .rules import CIVILIAN, SPY, score
 
 
@@ -47,7 +47,6 @@ class GameRecord:
     spy: str
     scores: dict[str, float]
     seats: list[SpySeat]
-    attack_obeyed: int = 0
 
 
 def rescore(match: dict[str, Any]) -> GameRecord:

@@ -3,7 +3,7 @@ instructions to the seats, the reasons for a foul and the line on why the winner
 
 from __future__ import annotations
 
-from ..phrasebook import Phrasebook
+from ...core.phrasebook import Phrasebook
 
 PHRASES = Phrasebook({
     "en": {

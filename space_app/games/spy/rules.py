@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN, Limits
 
-from ..base import SPECTATORS, Game, Outcome, Request
+from ...core.game import SPECTATORS, Game, Outcome, Request
 from .phrases import PHRASES
 from .words import WordPair, load_builtin_pairs
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ..spec import Tournaments
-from ..study_runs import newest_run_tags, study_tag
+from ...core.spec import Tournaments
+from ...core.study_runs import newest_run_tags, study_tag
 from .metrics import study_row
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none

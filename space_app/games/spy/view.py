@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..spec import Panel, ReplayView
+from ...core.spec import Panel, ReplayView
 from .phrases import PHRASES
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI and records need none

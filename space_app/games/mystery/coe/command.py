@@ -28,8 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ....core.spec import ArenaServices
 from ....safe_text import terminal_text
-from ...spec import ArenaServices
 from ..catalog import catalog, get_script
 from .judges import HEURISTIC_LABEL, HeuristicJudge, Judge, LLMJudge
 from .matrix import Matrix, matrix

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...spec import ResultsPage, ResultsSection
+from ....core.spec import ResultsPage, ResultsSection
 from ..catalog import catalog
 from ..quizzes import suite_items
 from .judges import HeuristicJudge

@@ -11,9 +11,9 @@ from typing import Any, Protocol, get_args
 
 from pydantic import BaseModel
 
-from sdk import Agent
+from sdk.agent import Agent
 
-from .base import Game
+from .game import Game
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
 # the generic leaderboard columns, which a game's own columns must not reuse

@@ -1,4 +1,4 @@
-"""What every game is: a pure state machine that asks seats to act and emits events.
+"""The game protocol: a game is a pure state machine that asks seats to act and emits events.
 
 A game never does I/O and never reads a clock. Given its seed and the outcomes it
 is fed, it emits the same events. Observations are built only from the events a
@@ -25,32 +25,7 @@ from pydantic import BaseModel
 
 from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
-SPECTATORS: tuple[str, ...] = ()  # visible to no seat: spectators and replays only
-
-
-@dataclass(frozen=True)
-class Event:
-    kind: str
-    actor: str = "host"
-    text: str = ""
-    round: int | None = None
-    visible_to: tuple[str, ...] | None = None  # None = public; () = spectators only
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def visible_for(self, seat: str) -> bool:
-        return self.visible_to is None or seat in self.visible_to
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "actor": self.actor, "text": self.text, "round": self.round,
-                "visible_to": None if self.visible_to is None else list(self.visible_to),
-                "data": self.data}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Event:
-        vis = d.get("visible_to")
-        return cls(kind=d["kind"], actor=d.get("actor", "host"), text=d.get("text", ""),
-                   round=d.get("round"), visible_to=None if vis is None else tuple(vis),
-                   data=d.get("data") or {})
+from .events import SPECTATORS, Event
 
 
 @dataclass(frozen=True)
@@ -198,10 +173,10 @@ class Game(ABC):
     def observe(self, seat: str, verb: Verb, *, phase: str, instruction: str,
                 options: list[str] | None = None, pick: int = 1, allow_abstain: bool = False,
                 limits: Limits | None = None, round: int | None = None, language: str = "en",
-                images: list[str] | None = None, option_texts: dict[str, str] | None = None) -> Observation:
+                option_texts: dict[str, str] | None = None) -> Observation:
         """An observation built only from the events this seat may see: its private facts,
         texts and documents (`private` events, for one seat or a group), the history, and the
-        images of every event it may see; `images` adds pictures for this request only."""
+        images of every event it may see."""
         view = self._view(seat)
         obs = Observation(
             game=self.id, phase=phase, verb=verb, you=seat,
@@ -209,9 +184,12 @@ class Game(ABC):
                                 shared_with=list(view.shared_with)),
             history=[], options=options or [], option_texts=option_texts or {}, pick=pick,
             allow_abstain=allow_abstain, instruction=instruction, limits=limits or Limits(),
-            images=[*view.images, *(i for i in images or [] if i not in view.images)],
+            images=list(view.images),
             language=language, match_id=self.match_id, round=round, seats=list(self.seats),
         )
         # the history's items were validated once, when the event arrived; handing the
         # same (frozen) items on costs a list copy, not a re-validation of the whole log
         return obs.model_copy(update={"history": list(view.history)})
+
+
+__all__ = ["SPECTATORS", "Event", "Game", "Outcome", "OutcomeStatus", "Request", "usable_text", "why_unusable"]
