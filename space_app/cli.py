@@ -464,7 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for spec in GAMES.values():  # each game's own commands (e.g. validate-scripts)
         for name, (text, run) in spec.commands.items():
-            c = sub.add_parser(name, help=f"{spec.id}: {text}", add_help=False)
+            # argparse %-formats help text: a game's plain "95%" must reach it as "95%%"
+            c = sub.add_parser(name, help=f"{spec.id}: {text}".replace("%", "%%"), add_help=False)
             c.add_argument("rest", nargs=argparse.REMAINDER)
             c.set_defaults(func=lambda args, run=run: run(list(args.rest), _services()))
 

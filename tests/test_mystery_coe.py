@@ -10,12 +10,16 @@ import pytest
 
 from space_app.cli import main
 from space_app.core import get_game
-from space_app.games.mystery.catalog import get_script
+from space_app.games.mystery.catalog import catalog, get_script
 from space_app.games.mystery.coe import HEURISTIC_LABEL, HeuristicJudge, LLMJudge, Seat
 from space_app.games.mystery.coe.judges import read_score, read_yes_no
 from space_app.games.mystery.coe.matrix import matrix
 from space_app.games.mystery.coe.results import results_page
+from space_app.games.mystery.quizzes import suite_items
+from space_app.games.mystery.validate import load_script
+from space_app.games.mystery.whodunit import import_release
 from space_app.store import Store
+from space_app.suites.registry import SUITES, SuiteSource
 
 NAIVE, RANDOM = "house:mystery-naive", "house:mystery-random"
 LARKSPUR = get_script("larkspur")
@@ -261,3 +265,51 @@ def test_an_llm_judges_verdicts_are_stored_reused_and_shown_on_the_results_page(
     assert list(judged.value.columns) == ["agent", "RP", "SPC", "ITD", "CMD"]
     assert list(judged.value["agent"]) == [NAIVE] and judged.value["RP"][0].startswith("6.00")
     assert "Matches judged by llm (fake)" in titles
+
+
+# -- an imported WhodunitBench script ---------------------------------------------------------------
+FOG = Path(__file__).parent / "fixtures" / "whodunit" / "notations" / "雾港疑案"
+
+
+@pytest.fixture
+def imported_fog(tmp_path: Path, monkeypatch):
+    """The notations fixture imported and put where the catalog looks, its question sets
+    registered as the suite `mystery-<id>` (as the shipped scripts' are when the game loads)."""
+    content = tmp_path / "content"
+    [report] = import_release(FOG, content)
+    script = load_script(content / report.script_id)
+    catalog.cache_clear()
+    # the catalog's folder is its default argument: pointed here for this test only
+    monkeypatch.setattr(catalog.__wrapped__, "__defaults__", (content,))
+    monkeypatch.setitem(SUITES, f"mystery-{script.id}", SuiteSource(
+        id=f"mystery-{script.id}", title=script.title, path=None, game="mystery", describe="imported",
+        types=("lsu", "tiu", "miu", "mmr"), items=lambda: suite_items(script)))
+    yield script
+    catalog.cache_clear()  # before the default comes back, so nothing cached outlives the test
+
+
+def test_coe_on_an_imported_script_computes_spc_and_mmr_per_depth(imported_fog, tmp_path: Path, capsys):
+    script = imported_fog
+    db = str(tmp_path / "fog.db")
+    args = ["coe", "--agent", NAIVE, "--scripts", script.id, "--matches", "1", "--rounds", "1", "--quiz-limit",
+            "0", "--murderer", RANDOM, "--db", db]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    scores = {s["key"]: s for s in report["scores"]}
+    # SPC: every innocent seat's own key clues (王伯 1, 林晓 2, 周远 1; 陈默 is the murderer)
+    assert scores["spc"]["n"] == 4 and 0 <= scores["spc"]["value"] <= 1 and scores["spc"]["low"] is not None
+    # MMR: a row per depth, the questions of unknown depth in one of their own and in the total
+    rows = {h["key"]: h["n"] for h in scores["mmr"]["by_hops"]}
+    assert rows == {"mmr-1": 3, "mmr-2": 2, "mmr-3": 3, "mmr-4": 1, "mmr-unknown": 4}
+    assert scores["mmr"]["n"] == 13 == sum(rows.values())
+    # chance follows each question's option count: eleven of four options, one of two, one of three
+    assert scores["mmr"]["chance"] == pytest.approx((11 / 4 + 1 / 2 + 1 / 3) / 13)
+    assert scores["lsu"]["chance"] == pytest.approx((3 / 4 + 2 / 2 + 2 / 3) / 7)
+    by_depth = {h["key"]: h["chance"] for h in scores["mmr"]["by_hops"]}
+    assert by_depth["mmr-2"] == pytest.approx((1 / 4 + 1 / 2) / 2)
+
+    assert main(args) == 0  # resumed from the store; the table names each row
+    text = capsys.readouterr().out
+    assert "MMR unknown depth" in text and "MMR 4 hops" in text and "chance" in text
+    spc_line = next(line for line in text.splitlines() if line.startswith("SPC "))
+    assert "4 key clue statements" in spc_line

@@ -306,3 +306,24 @@ def test_the_models_round_trip_a_shipped_script():
         # optional fields a shipped script leaves unset (an imported script's relaxations) stay out
         again = Script.model_validate(copy.deepcopy(data)).model_dump(mode="json", exclude_none=True)
         assert again == data
+
+
+def test_only_an_imported_script_may_leave_a_depth_unknown_or_give_three_options(tmp_path):
+    folder = tmp_path / "valid-minimal"
+    shutil.copytree(FIXTURES / "valid-minimal", folder)
+    data = json.loads((folder / "script.json").read_text("utf-8"))
+    data["questions"]["mmr"][0]["hops"] = "unknown"
+    data["questions"]["lsu"][0]["options"] = {"A": "One", "B": "Two", "C": "Three"}
+    data["questions"]["lsu"][0]["answer"] = "D"
+    data["questions"]["mmr"][0]["options"].pop("C")
+    (folder / "script.json").write_text(json.dumps(data), encoding="utf-8")
+    found = {p.key: p.message for p in validate_script(folder)}
+    assert "only an imported script" in found["questions.mmr[0].hops"]
+    assert found["questions.lsu[0].answer"] == "answer letter 'D' is not among its options A, B, C"
+    assert "a letter is skipped" in found["questions.mmr[0].options"]
+    data["imported"] = {"source": "whodunitbench", "file": "x/env_p_all.json"}
+    data["questions"]["lsu"][0]["answer"] = "C"
+    data["questions"]["mmr"][0]["options"] = {"A": "One", "B": "Two"}
+    data["questions"]["mmr"][0]["answer"] = "B"
+    (folder / "script.json").write_text(json.dumps(data), encoding="utf-8")
+    assert validate_script(folder) == []

@@ -28,11 +28,16 @@ from space_app.games.mystery.validate import load_script, validate_script
 from space_app.games.mystery.whodunit import ImportReport, import_release, main, script_id_for
 from space_app.games.mystery.whodunit.command import REPORT_SUFFIX
 from space_app.games.mystery.whodunit.media import read_image, sniff
-from space_app.games.mystery.whodunit.parse import Unreadable, parse_answer, parse_question
+from space_app.games.mystery.whodunit.parse import Unreadable, chain_level, depth_of, parse_answer, parse_question
 from space_app.runner import outcome_text
 
 RELEASE = Path(__file__).parent / "fixtures" / "whodunit" / "release"
 CLEAN, MESSY, BROKEN = RELEASE / "雨夜书房", RELEASE / "messy_case", RELEASE / "broken_case"
+# every reasoning-depth notation of the release, character-keyed clue pools, consistent and
+# conflicting copies of questions, two- and three-option questions, and a second script of the
+# same title (an early draft)
+NOTATIONS = Path(__file__).parent / "fixtures" / "whodunit" / "notations"
+FOG, FOG_DRAFT = NOTATIONS / "雾港疑案", NOTATIONS / "雾港疑案_初稿"
 MYSTERY_FIXTURES = Path(__file__).parent / "fixtures" / "mystery"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,15 +89,17 @@ def test_the_clean_script_round_trips_and_plays_to_the_end(tmp_path):
     assert list(script.reasoning_chain) == ["p", "1-step", "2-step"]
     # r_q and q/a hold the same two questions for 王伯: kept once
     assert len(script.questions.lsu) == 8 and sum(q.role == "王伯" for q in script.questions.lsu) == 2
-    assert [q.hops for q in script.questions.mmr] == [1, 1, 2]  # p -> 1, 1-step -> 1, 2-step -> 2
+    assert [q.hops for q in script.questions.mmr] == [1, 2, 3]  # depth = chain level: p 1, 1-step 2, 2-step 3
     assert script.questions.mmr[0].options.B == "湿的" and script.questions.mmr[0].answer == "B"
     assert [q.image for q in (*script.questions.tiu, *script.questions.miu)] == [None, None]
     images = [(c.id, c.file, c.caption, c.kind) for c in script.image_clues]
     assert images == [("img-01", "img-01.png", "书房平面图.png", "media-rich"),
                       ("img-02", "img-02.jpg", "便条.jpg", "media-rich")]
     assert (folder / "img-02.jpg").read_bytes() == (CLEAN / "img" / "便条.jpg").read_bytes()
-    # only what the format has no place for is dropped; nothing needed repair
+    # only what the format has no place for is dropped; nothing needed repair; copies kept once
     assert set(_keys(report.dropped)) == {"role[1].answer", "role-q"} and report.repaired == []
+    assert {e.key: e.message.split(":")[0] for e in report.merged} == {
+        "role[0].q[0]": "exact copy", "role[0].q[1]": "exact copy", "key_clue_q.q[0]": "exact copy"}
     saved = ImportReport.model_validate_json((tmp_path / f"{report.script_id}{REPORT_SUFFIX}").read_text("utf-8"))
     assert saved == report
 
@@ -114,15 +121,12 @@ def test_the_clean_script_round_trips_and_plays_to_the_end(tmp_path):
 MESSY_DROPPED = {
     "role[3]": "no private script ('back')",
     "role[1].q[2]": "'e' names option E, which is not among its options A-D",
-    "role[2].r_q[1]": "3 options (A, B, C); the format needs exactly four",
     "role[2].r_q[2]": "answer: missing",
     "img/readme.txt": "not a readable image",
     "key_role[2]": "'钱多多' is a role left out",
     "key_role[3]": "'王五' is not among the roles",
-    "key_clues_pool.extra": "not a reasoning depth",
+    "key_clues_pool.extra": "is neither a reasoning depth ('p', '1-step', 'p-2', ...) nor a character's name",
     "cxi_q.key_q": "lists of different lengths (key_q has 2, key_ans has 1)",
-    "key_clues_questions[2]": "'9-step' is 9 hops; the format allows 1-5",
-    "key_clues_questions[3]": "source: missing",
     "role[4].answer": "the format has no place for one",
 }
 MESSY_REPAIRED = {
@@ -139,7 +143,6 @@ MESSY_REPAIRED = {
     "role[1].q[1]": "answer: '答案：c' read as C",
     "role[2].r_q[0]": "markers written '(a)'",
     "ei_q[0]": "markers written '（ａ）'",
-    "key_clues_questions[1]": "source: '1-Step' read as '1-step'",
 }
 
 
@@ -169,9 +172,14 @@ def test_the_messy_script_imports_with_every_repair_and_drop_reported(tmp_path):
     lsu = [(q.role, q.question, q.answer) for q in script.questions.lsu]
     assert lsu == [("李 明", "李明十点在哪里？", "A"), ("李 明", "李明几点听见落水声？", "B"),
                    ("赵雪", "赵雪十点在做什么？", "B"), ("赵雪", "赵雪看见孙强拿着什么？", "C"),
-                   ("孙强", "孙强说自己整晚在哪里？", "A")]
+                   ("孙强", "孙强说自己整晚在哪里？", "A"), ("孙强", "孙强做什么生意？", "A")]
+    assert script.questions.lsu[-1].options.items() == [("A", "木材"), ("B", "茶叶"), ("C", "丝绸")]
     assert script.questions.lsu[0].options.A == "驾驶舱"
-    assert [(q.question, q.hops) for q in script.questions.mmr] == [("落水声是几点？", 1), ("谁十点后去过甲板？", 1)]
+    # every question is kept: '1-Step' is depth 2, '9-step' depth 10 (an imported script may go past
+    # 5), and one without a source keeps its question with depth unknown
+    assert [(q.question, q.hops) for q in script.questions.mmr] == [
+        ("落水声是几点？", 1), ("谁十点后去过甲板？", 2), ("凶手是谁？", 10), ("吴芳整晚在哪里？", "unknown")]
+    assert "no source" in notes["key_clues_questions[3]"][0]
     assert [q.options.D for q in script.questions.tiu] == ["十二点"] and script.questions.miu == []
     files = {c.caption: c.file for c in script.image_clues}
     assert files == {"信.gif": "img-01.png", "甲板.jpg": "img-02.png"}
@@ -238,7 +246,7 @@ def test_the_command_imports_a_folder_of_script_folders(tmp_path):
     lines = run.stdout.splitlines()
     assert lines[-1].startswith("3 script(s): 2 imported, 1 not")
     assert any(line.startswith("refused   ") and "broken_case" in line and "murder:" in line for line in lines)
-    assert any(line.startswith("imported  messy_case/env_p_all.json") and "12 dropped" in line for line in lines)
+    assert any(line.startswith("imported  messy_case/env_p_all.json") and "9 dropped" in line for line in lines)
     assert "  dropped   role[1].q[2]: answer: 'e' names option E" in run.stdout
     assert sorted(p.name for p in out.iterdir()) == sorted([
         "messy-case", "messy-case" + REPORT_SUFFIX, "broken-case" + REPORT_SUFFIX,
@@ -302,8 +310,22 @@ def test_option_formats_read_alike(text):
     assert parsed.stem == "几点？" and parsed.options == {"A": "三点", "B": "四点", "C": "五点", "D": "六点"}
 
 
+@pytest.mark.parametrize("text, options", [
+    ("几点？a. 三点 b. 四点 c. 五点", {"A": "三点", "B": "四点", "C": "五点"}),
+    ("几点？(a) 三点 (b) 四点", {"A": "三点", "B": "四点"}),
+    ("几点？\nA) 三点\nB) 四点\nC) 五点", {"A": "三点", "B": "四点", "C": "五点"}),
+])
+def test_two_and_three_option_questions_are_read(text, options):
+    parsed = parse_question(text)
+    assert parsed.stem == "几点？" and parsed.options == options
+    assert parse_answer("c" if "C" in options else "b", options).letter == ("C" if "C" in options else "B")
+    with pytest.raises(Unreadable, match="not among its options A-B"):
+        parse_answer("d", {"A": "三点", "B": "四点"})
+
+
 @pytest.mark.parametrize("text, words", [
-    ("几点？a. 三点 b. 四点 c. 五点", "3 options"),
+    ("几点？a. 三点", "no a. / b. / c. / d. options"),
+    ("几点？a. 三点 b. 四点 c、五点 d、六点", "a C marker in another style follows"),
     ("几点？a. 三点 b. 四点 c. 五点 d. 六点 e. 七点", "5 options"),
     ("几点？a. 三点 b. 三点 c. 五点 d. 六点", "options A and B are the same"),
     ("几点？", "no a. / b. / c. / d. options"),
@@ -343,3 +365,126 @@ def test_an_image_is_known_by_its_bytes_not_its_name(tmp_path):
     (tmp_path / "cut.png").write_bytes(buf.getvalue()[:30])
     with pytest.raises(ValueError, match="not a readable image"):
         read_image(tmp_path / "cut.png")
+
+
+# ---- every notation, clue pool, copy and option count ---------------------------------------
+
+ROLE_NAMES = ["王伯", "林晓", "陈默", "周远"]
+
+
+@pytest.mark.parametrize("source, depth, form", [
+    ("p", 1, "p"), ("P", 1, "p"),
+    ("p-1", 1, "p-N"), ("p-3", 3, "p-N"), ("P_2", 2, "p-N"), ("p4", 4, "p-N"),
+    ("r-1", 1, "r-N"), ("b-1", 1, "b-N"), ("r-2", 2, "r-N"),
+    ("1-step", 2, "N-step"), ("2-step", 3, "N-step"), ("1-Step", 2, "N-step"), ("3步", 4, "N-step"),
+    ("2", 2, "N"), (3, 3, "N"),
+    ("林晓-p-2", 2, "name+p-N"), ("p-1 林晓", 1, "name+p-N"), ("管家王伯-r-1", 1, "name+r-N"), ("林晓-2", 2, "name+N"),
+    ("l", "unknown", "l"), ("x", "unknown", "x"), ("p-n", "unknown", "p-n"), ("p-N", "unknown", "p-n"),
+    ("周远", "unknown", "name"), ("林晓-l", "unknown", "name+l"),
+    ("p-0", "unknown", "p-N"), ("p-99", "unknown", "p-N"),
+    (None, "unknown", "missing"), ("  ", "unknown", "missing"), ("whatever it is", "unknown", "unrecognised"),
+    ([1], "unknown", "not text"),
+])
+def test_every_depth_notation_of_the_release_is_read(source, depth, form):
+    found = depth_of(source, ROLE_NAMES)
+    assert (found.depth, found.form) == (depth, form)
+    assert (found.why != "") == (depth == "unknown")
+    if form.startswith("name"):
+        assert found.role in ROLE_NAMES
+
+
+@pytest.mark.parametrize("key, level", [
+    ("p", "p"), ("p-1", "p"), ("p-2", "1-step"), ("p-4", "3-step"), ("2-step", "2-step"), ("1step", "1-step"),
+    ("p-0", None), ("林晓", None), ("r-1", None),
+])
+def test_a_pool_key_in_the_p_n_notation_is_a_chain_level(key, level):
+    assert chain_level(key) == level
+
+
+def test_every_sound_question_of_the_notations_script_is_kept(tmp_path):
+    report, folder = _import(FOG, tmp_path)
+    assert report.status == "imported" and validate_script(folder) == []
+    script = load_script(folder)
+    dropped, merged, notes = _keys(report.dropped), _keys(report.merged), _keys(report.notes)
+
+    # depth per question, in the release's order (docs/script-format.md, "Reasoning depth")
+    mmr = {q.question: q.hops for q in script.questions.mmr}
+    assert mmr == {
+        "码头的汽笛是几点响的？": 1,  # p
+        "仓库门口的铜纽扣是谁的？": 3,  # p-3
+        "谁在九点四十去过灯塔？": 1,  # r-1
+        "死者约谁十点在仓库见面？": 1,  # b-1
+        "凶手是谁？": "unknown",  # l
+        "陈默为什么要去仓库？": 3,  # x, but its copy in key_clue_q gives key_sc p-3
+        "仓库后门为什么开着？": "unknown",  # p-n
+        "林晓看见灯塔上的人影时是几点？": 2,  # 林晓-p-2
+        "周远几点才回到船上？": "unknown",  # a name alone
+        "死者给周远的船票是去哪里的？": 2,  # p-2, two options
+        "陈默的铜纽扣为什么会掉？": 3,  # 2-step, three options
+        "死者发现了陈默的什么事？": "unknown",  # no source
+        "陈默用什么打死了死者？": 4,  # p-4
+    }
+    assert "depth 3 from this copy's source 'p-3'" in merged["key_clue_q.q[0]"][0]
+    assert merged["key_clue_q.q[0]"][0].startswith("reshuffled options:")
+    assert merged["key_clue_q.q[1]"][0].startswith("exact copy:")
+    assert "'l' names no level" in notes["key_clues_questions[4]"][0]
+    assert "'p-n'" in notes["key_clues_questions[6]"][0] and "not a number" in notes["key_clues_questions[6]"][0]
+    # a question whose copies give different correct answers: both left out, and said why
+    for key in ("key_clues_questions[13]", "key_clue_q.q[2]"):
+        assert "different correct answers ('仓库' and '灯塔')" in dropped[key][0]
+
+    # character-keyed pools are the characters' clues; level keys (p-3 too) the chain
+    assert {r.name: r.clues for r in script.roles} == {
+        "王伯": ["王伯十点一刻在仓库门口捡到一枚铜纽扣。"],
+        "林晓": ["九点四十林晓在灯塔上看见了陈默。", "仓库的后门开着一条缝。"],
+        "陈默": ["陈默袖口少了一枚铜纽扣。"],
+        "周远": ["死者给了周远一张去宁波的船票。"]}
+    assert script.reasoning_chain == {"p": ["十点码头的汽笛响了一声。", "仓库门口有一枚铜纽扣。"],
+                                      "1-step": ["陈默九点以后不在家。"], "2-step": ["陈默十点在仓库见了死者。"]}
+    assert "'p-3' read as '2-step'" in _keys(report.repaired)["key_clues_pool.p-3"][0]
+    assert "a title before the name" in _keys(report.repaired)["key_clues_pool.管家 王伯"][0]
+    assert "neither a reasoning depth" in dropped["key_clues_pool.草稿"][0]
+
+    # LSU copies: same correct answer kept once (reshuffled, other wrong options, exact); different
+    # correct answers dropped both
+    lsu = [(q.role, q.question, q.answer, len(q.options.items())) for q in script.questions.lsu]
+    assert lsu == [("王伯", "王伯几点听见码头的汽笛？", "B", 4), ("王伯", "王伯在仓库门口捡到了什么？", "A", 3),
+                   ("王伯", "王伯锁了仓库的后门吗？", "B", 2), ("林晓", "林晓在灯塔看见了谁？", "A", 4),
+                   ("陈默", "陈默说自己九点以后在哪里？", "A", 4), ("周远", "周远替谁看管渔船？", "B", 2),
+                   ("周远", "周远几点回到渔船？", "C", 3)]
+    assert merged["role[0].q[0]"][0].startswith("reshuffled options:")
+    assert merged["role[1].q[0]"][0].startswith("different wrong options:")
+    assert merged["role[2].r_q[1]"][0].startswith("exact copy:")
+    assert set(dropped) == {"role[1].r_q[1]", "role[1].q[1]", "key_clues_questions[13]", "key_clue_q.q[2]",
+                            "key_clues_pool.草稿"}
+    assert [len(q.options.items()) for q in script.questions.tiu] == [3]
+
+    # the closing table: read = kept + merged + dropped, per kind
+    table = {row.kind: row for row in report.table}
+    got = {k: (r.read, r.kept, r.merged, r.dropped, r.fewer_options, r.unknown_depth) for k, r in table.items()}
+    assert got == {"lsu": (12, 7, 3, 2, 4, 0), "tiu": (1, 1, 0, 0, 1, 0), "miu": (1, 1, 0, 0, 0, 0),
+                   "mmr": (17, 13, 2, 2, 2, 4), "clues": (10, 9, 0, 1, 0, 0)}
+    lines = report.summary().splitlines()
+    assert lines[-6].split() == ["kind", "read", "kept", "merged", "dropped", "repaired", "2-3", "options", "depth",
+                                 "unknown"]
+    assert lines[-2].split()[:5] == ["MMR", "17", "13", "2", "2"] and lines[-1].split()[0] == "clues"
+    assert "  merged    reshuffled options x2, different wrong options x1, exact copy x2 (each in the report)" in lines
+
+
+def test_two_scripts_of_one_title_are_named(tmp_path, capsys):
+    assert main([str(NOTATIONS), str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    reports = {r.source: r for r in (ImportReport.model_validate_json(p.read_text("utf-8"))
+                                     for p in tmp_path.glob(f"*{REPORT_SUFFIX}"))}
+    fog, draft = reports["雾港疑案/env_p_all.json"], reports["雾港疑案_初稿/env_p_all.json"]
+    assert fog.same_title == ["雾港疑案_初稿/env_p_all.json"] and draft.same_title == ["雾港疑案/env_p_all.json"]
+    assert "  title     '雾港疑案' is also the title of 雾港疑案_初稿/env_p_all.json" in out
+    assert any(e.key == "ju_name" and draft.script_id in e.message for e in fog.notes)
+
+
+def test_the_quiz_offers_each_question_its_own_options(tmp_path):
+    _, folder = _import(FOG, tmp_path)
+    items = {i["question"]: i for i in suite_items(load_script(folder))}
+    assert items["王伯锁了仓库的后门吗？"]["options"] == {"A": "锁了", "B": "没锁"}
+    assert list(items["陈默的铜纽扣为什么会掉？"]["options"]) == ["A", "B", "C"]
+    assert items["凶手是谁？"]["tags"]["hops"] == "unknown" and items["陈默用什么打死了死者？"]["tags"]["hops"] == 4

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 SCHEMA_FILE = Path(__file__).with_name("script.schema.json")
 SCHEMA_ID = "https://deduction-arena/schemas/mystery-script.json"
@@ -28,6 +28,9 @@ Language = Literal["en", "zh"]
 ImageKind = Literal["text-rich", "media-rich"]
 LETTERS: tuple[Letter, ...] = ("A", "B", "C", "D")
 CHAIN_KEY = re.compile(r"^(p|[1-9][0-9]?-step)$")  # "p" = directly perceived, "n-step" = n inferences away
+MAX_HOPS = 5  # the deepest level the project's own scripts are written to
+MAX_IMPORTED_HOPS = 20  # a release may go deeper; past this a depth is surely a typo
+UNKNOWN_DEPTH = "unknown"  # an imported MMR question whose source does not say its depth
 
 
 class _Strict(BaseModel):
@@ -76,13 +79,20 @@ class Tasks(_Strict):
 
 
 class Options(_Strict):
+    """Two to four options, A and B first: the project's own scripts give four; a released
+    script may give two or three (validate.py checks that none is skipped)."""
+
     A: Text
     B: Text
-    C: Text
-    D: Text
+    C: Text | None = None
+    D: Text | None = None
 
     def items(self) -> list[tuple[Letter, str]]:
-        return [(letter, getattr(self, letter)) for letter in LETTERS]
+        """The options given, in letter order."""
+        return [(letter, text) for letter in LETTERS if (text := getattr(self, letter)) is not None]
+
+    def letters(self) -> list[Letter]:
+        return [letter for letter, _ in self.items()]
 
 
 class Question(_Strict):
@@ -107,7 +117,22 @@ class ImageQuestion(Question):
 class MMRQuestion(Question):
     """Multi-modal multi-hop reasoning: built from the reasoning chain."""
 
-    hops: int = Field(ge=1, le=5, description="how many inferences the answer needs (1..5)")
+    # validate.py holds the project's own scripts to 1..5; "unknown" and deeper levels only
+    # come from a release whose notation does not give (or exceeds) them
+    hops: int | Literal["unknown"] = Field(
+        description="the reasoning depth: 1 for a directly perceived fact, one more per inference (1..5); "
+                    "\"unknown\" only in an imported script")
+
+    @field_validator("hops", mode="before")
+    @classmethod
+    def _depth(cls, value: Any) -> Any:
+        # one message for both kinds of value (a union would report one error per member)
+        if value == UNKNOWN_DEPTH:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_IMPORTED_HOPS:
+            raise ValueError(f"must be a depth from 1 to {MAX_IMPORTED_HOPS} (the format's own scripts: 1 to "
+                             f"{MAX_HOPS}) or 'unknown'")
+        return value
 
 
 class Questions(_Strict):

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from ...safe_text import terminal_text
 from .drawings import DRAWINGS_FILE, load_drawings
 from .problems import Problem, ScriptError, loc_key
-from .script import CHAIN_KEY, Script
+from .script import CHAIN_KEY, LETTERS, MAX_HOPS, UNKNOWN_DEPTH, Script
 
 CONTENT_DIR = Path(__file__).with_name("content")
 SCRIPT_FILE = "script.json"
@@ -263,15 +263,39 @@ def _question_problems(script: Script, names: list[str], p: Any) -> list[Problem
     for part, q in script.all_questions():
         i = counters[part] = counters.get(part, -1) + 1
         texts = [(letter, " ".join(text.casefold().split())) for letter, text in q.options.items()]
-        for a in range(4):
-            for b in range(a + 1, 4):
+        for a in range(len(texts)):
+            for b in range(a + 1, len(texts)):
                 if texts[a][1] == texts[b][1]:
                     problems.append(p(f"questions.{part}[{i}].options",
                                       f"options {texts[a][0]} and {texts[b][0]} are the same"))
+        letters = q.options.letters()
+        if letters != list(LETTERS[:len(letters)]):  # a skipped letter: which option is meant is unclear
+            problems.append(p(f"questions.{part}[{i}].options",
+                              f"options {', '.join(letters)}: a letter is skipped (give A, B, then C, D)"))
+        if q.answer not in letters:
+            problems.append(p(f"questions.{part}[{i}].answer",
+                              f"answer letter {q.answer!r} is not among its options {', '.join(letters)}"))
+    problems += _depth_problems(script, p)
     for part in ("lsu", "tiu", "miu", "mmr"):
         items = getattr(script.questions, part)
         problems += [p(f"questions.{part}[{i}].question", f"same question as questions.{part}[{j}]")
                      for i, j, _ in _duplicates(items, _asks)]
+    return problems
+
+
+def _depth_problems(script: Script, p: Any) -> list[Problem]:
+    """The project's own MMR questions are written to depths 1-5; only an imported one may be
+    deeper or of unknown depth (its release's notation decides)."""
+    if script.imported is not None:
+        return []
+    problems = []
+    for i, q in enumerate(script.questions.mmr):
+        if q.hops == UNKNOWN_DEPTH:
+            problems.append(p(f"questions.mmr[{i}].hops", "depth 'unknown': only an imported script may leave a "
+                                                         "question's depth unknown"))
+        elif q.hops > MAX_HOPS:
+            problems.append(p(f"questions.mmr[{i}].hops", f"{q.hops}: must be less than or equal to {MAX_HOPS} "
+                                                         "(only an imported script may go deeper)"))
     return problems
 
 

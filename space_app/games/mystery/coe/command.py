@@ -134,6 +134,7 @@ async def _quizzes(services: ArenaServices, arena: Any, agent: str, scripts: lis
                    concurrency: int, seconds: float) -> list[Score]:
     rows: list[dict[str, Any]] = []
     tags: dict[str, dict[str, Any]] = {}
+    offered: dict[str, int] = {}  # item id -> its option count (2-4), for the chance level
     built = arena.catalogue.resolve(agent)
     for script_id in scripts:
         suite = _quiz_sample(services, script_id, limit)
@@ -142,7 +143,8 @@ async def _quizzes(services: ArenaServices, arena: Any, agent: str, scripts: lis
         wanted = {i.id: i.tags for i in suite.loaded.items}
         rows += [r for r in arena.store.answers(suite.id, agent) if r["item_id"] in wanted]
         tags.update(wanted)
-    return quiz_scores(rows, tags, [f"mystery-{s}" for s in scripts])
+        offered.update({i.id: len(i.options) for i in suite.loaded.items})
+    return quiz_scores(rows, tags, [f"mystery-{s}" for s in scripts], offered)
 
 
 def run_coe(services: ArenaServices, arena: Any, agent: str, *, scripts: list[str], judge: Judge, matches: int = 3,
@@ -191,8 +193,8 @@ def _pct(v: float | None, unit: str) -> str:
 def score_row(s: Score) -> dict[str, str]:
     interval = "-" if s.low is None else f"[{_pct(s.low, s.unit)}, {_pct(s.high, s.unit)}]"
     return {"score": s.key.upper() if "-" not in s.key else "  " + s.title, "value": _pct(s.value, s.unit),
-            "95% interval": interval, "n": f"{s.n} {s.counts}", "interval": s.interval,
-            "judge": s.judge or "-"}
+            "95% interval": interval, "n": f"{s.n} {s.counts}", "chance": _pct(s.chance, "share"),
+            "interval": s.interval, "judge": s.judge or "-"}
 
 
 def render_report(report: CoEReport) -> str:
@@ -204,11 +206,12 @@ def render_report(report: CoEReport) -> str:
         rows += [score_row(h) for h in s.by_hops]
     lines = [f"Chain of Evaluation: {report.agent} (innocents faction against {report.murderer}), scripts "
              f"{', '.join(report.scripts)}; judge: {report.judge}",
-             render(rows, ["score", "value", "95% interval", "n", "interval", "judge"])]
+             render(rows, ["score", "value", "95% interval", "n", "chance", "interval", "judge"])]
     play = next((s for s in report.scores if s.key == "rp"), None)
     if play is not None:
         lines.append(f"play scores from {len(play.matches)} matches ({report.played} played now); "
-                     f"quiz scores from the stored answers to the sampled questions; {report.seconds:g} s")
+                     f"quiz scores from the stored answers to the sampled questions (chance: the accuracy of "
+                     f"picking an option at random, questions having 2-4 options); {report.seconds:g} s")
     if report.judge != HEURISTIC_LABEL:
         lines.append(f"judge fallbacks to {HEURISTIC_LABEL}: {report.fallbacks}"
                      + "".join(f"\n  {r}" for r in report.fallback_reasons))

@@ -114,8 +114,10 @@ def chart_frame(scores: dict[str, list[Score]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["score · agent", "agent", "score", "value"])
 
 
-def _quiz_tags() -> dict[str, dict[str, Any]]:
-    return {item["id"]: item["tags"] for script in catalog().scripts.values() for item in suite_items(script)}
+def _quiz_tags() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """Each quiz item's tags, and its option count (2-4: the chance level follows it)."""
+    items = [item for script in catalog().scripts.values() for item in suite_items(script)]
+    return {i["id"]: i["tags"] for i in items}, {i["id"]: len(i["options"]) for i in items}
 
 
 def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
@@ -128,12 +130,12 @@ def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
             answered.setdefault(agent, []).append(suite)
     agents = sorted({s["agent_id"] for m in matches for s in m["seats"]} | set(answered))
     judge = HeuristicJudge()
-    tags = _quiz_tags() if answered else {}
+    tags, offered = _quiz_tags() if answered else ({}, {})
     scores: dict[str, list[Score]] = {}
     for agent in agents:
         rows = [r for suite in sorted(answered.get(agent, [])) for r in store.answers(suite, agent)]
         play, _ = play_scores(matches, agent, judge)
-        scores[agent] = [*quiz_scores(rows, tags, sorted(answered.get(agent, []))), *play]
+        scores[agent] = [*quiz_scores(rows, tags, sorted(answered.get(agent, [])), offered), *play]
     found = matrix(matches)
     links = []
     for agent, got in scores.items():

@@ -13,12 +13,13 @@ Intervals: RP and CMD by a seeded bootstrap over matches (each match's value the
 agent's seats in it), SPC and ITD by Wilson over the pooled counts.
 
 Quiz scores, from the agent's stored answers to the scripts' question sets (suites
-`mystery-<script id>`): LSU, TIU, MIU, MMR accuracy with Wilson intervals, MMR also per hop count.
+`mystery-<script id>`): LSU, TIU, MIU, MMR accuracy with Wilson intervals, MMR also per depth
+(an imported question of unknown depth in its own row), each with its chance level.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,6 +28,7 @@ from ....stats import Rate, bootstrap_mean
 from ..catalog import catalog
 from ..metrics import records
 from ..rules import MURDERER, SPEECH_KINDS
+from ..script import UNKNOWN_DEPTH
 from .judges import Judge, Seat, Verdict
 from .verdicts import VerdictBook
 
@@ -55,7 +57,8 @@ class Score(BaseModel):
     interval: str = ""  # how the 95% interval was drawn
     judge: str = ""  # the judge that produced it ("" when none is needed)
     matches: list[str] = []  # the games it came from
-    by_hops: list[Score] = []  # MMR per hop count
+    by_hops: list[Score] = []  # MMR per depth ("unknown" last)
+    chance: float | None = None  # quiz scores: the accuracy of answering at random (questions have 2-4 options)
     note: str = ""
 
 
@@ -174,23 +177,49 @@ def _judge_match(match: dict[str, Any], seats: list[str], setup: dict[str, Any],
     return rp_here, cmd_here, conveyed, clues_seen, given
 
 
-def quiz_scores(rows: list[dict[str, Any]], tags: dict[str, dict[str, Any]], suites: list[str]) -> list[Score]:
-    """LSU, TIU, MIU and MMR accuracy (MMR also per hop count) over stored answers (`Store.answers`
-    rows of the mystery suites); `tags`: item id -> its tags (for `hops`)."""
+def _depth_order(depth: int | str) -> tuple[int, int]:
+    return (1, 0) if isinstance(depth, str) else (0, depth)  # "unknown" after every known depth
+
+
+def _depth_title(depth: int | str) -> str:
+    return f"MMR {depth} hop{'s' if depth != 1 else ''}" if isinstance(depth, int) else f"MMR {depth} depth"
+
+
+def quiz_scores(rows: list[dict[str, Any]], tags: dict[str, dict[str, Any]], suites: list[str],
+                options: Mapping[str, int] | None = None) -> list[Score]:
+    """LSU, TIU, MIU and MMR accuracy (MMR also per depth, an imported question of unknown depth
+    in a row of its own and in MMR's total) over stored answers (`Store.answers` rows of the
+    mystery suites); `tags`: item id -> its tags (for `hops`); `options`: item id -> how many
+    options it offers, for each score's chance level (questions may have 2-4 options)."""
     by_type: dict[str, list[int]] = {k: [] for k in QUIZ_KEYS}
-    by_hops: dict[int, list[int]] = {}
+    chance: dict[str, list[float]] = {k: [] for k in QUIZ_KEYS}
+    by_hops: dict[int | str, list[int]] = {}
+    hop_chance: dict[int | str, list[float]] = {}
     for r in rows:
+        offered = (options or {}).get(r["item_id"])
         for t in r["types"] or []:
             if t in by_type:
                 by_type[t].append(int(r["correct"]))
+                if offered:
+                    chance[t].append(1 / offered)
         hops = (tags.get(r["item_id"]) or {}).get("hops")
-        if "mmr" in (r["types"] or []) and isinstance(hops, int):
+        if "mmr" in (r["types"] or []) and (isinstance(hops, int) or hops == UNKNOWN_DEPTH):
             by_hops.setdefault(hops, []).append(int(r["correct"]))
+            if offered:
+                hop_chance.setdefault(hops, []).append(1 / offered)
     out = []
     for key in QUIZ_KEYS:
         got = by_type[key]
-        hops = [_rate(f"mmr-{h}", f"MMR {h} hop{'s' if h > 1 else ''}", Rate(sum(v), len(v)), "questions")
-                for h, v in sorted(by_hops.items())] if key == "mmr" else []
+        hops = [_rate(f"mmr-{h}", _depth_title(h), Rate(sum(v), len(v)), "questions",
+                      chance=_mean_chance(hop_chance.get(h, []), len(v)))
+                for h, v in sorted(by_hops.items(), key=lambda kv: _depth_order(kv[0]))] if key == "mmr" else []
         out.append(_rate(key, TITLES[key], Rate(sum(got), len(got)), "questions", by_hops=hops,
+                         chance=_mean_chance(chance[key], len(got)),
                          note="suites " + ", ".join(suites) if suites else ""))
     return out
+
+
+def _mean_chance(values: list[float], answered: int) -> float | None:
+    """The accuracy expected from picking an option at random: the mean over the questions of
+    1 / their option count (None unless every answered question's count is known)."""
+    return sum(values) / len(values) if values and len(values) == answered else None

@@ -24,6 +24,7 @@ from ....safe_text import terminal_text
 from ..script import ImageKind
 from ..validate import SCRIPT_FILE, validate_script
 from .convert import RELEASE_FILE, Conversion, convert
+from .parse import same_text
 from .report import ImportReport
 
 __all__ = ["REPORT_SUFFIX", "import_release", "main", "release_folders", "script_id_for"]
@@ -110,9 +111,26 @@ def import_release(path: str | Path, out: str | Path, *, image_kind: ImageKind =
                 problems = validate_script(target)
                 if problems:
                     report.status, report.problems = "invalid", [str(p) for p in problems]
-        (out / f"{sid}{REPORT_SUFFIX}").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
         reports.append(report)
+    _same_titles(reports)
+    for report in reports:  # written once every title is known
+        (out / f"{report.script_id}{REPORT_SUFFIX}").write_text(report.model_dump_json(indent=2) + "\n",
+                                                                encoding="utf-8")
     return reports
+
+
+def _same_titles(reports: list[ImportReport]) -> None:
+    """Name the scripts that share a title (the release has two called the same): players and
+    tables tell scripts apart by title, so each such report lists the others."""
+    by_title: dict[str, list[ImportReport]] = {}
+    for report in reports:
+        if report.title:
+            by_title.setdefault(same_text(report.title), []).append(report)
+    for group in by_title.values():
+        for report in group if len(group) > 1 else []:
+            report.same_title = [r.source for r in group if r is not report]
+            report.note("ju_name", f"title {report.title!r} is shared with {', '.join(report.same_title)}; the "
+                                   f"scripts are told apart by their ids ({', '.join(r.script_id for r in group)})")
 
 
 def _ignored_files(folder: Path, report: ImportReport) -> None:

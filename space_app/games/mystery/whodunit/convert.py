@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..script import ImageKind
+from ..script import LETTERS, UNKNOWN_DEPTH, ImageKind
 from .media import read_image
-from .parse import Unreadable, chain_level, hops_of, name_key, parse_answer, parse_question, same_text
+from .parse import (
+    Depth,
+    Unreadable,
+    chain_level,
+    depth_of,
+    level_depth,
+    name_key,
+    parse_answer,
+    parse_question,
+    same_text,
+)
 from .report import ImportReport, Refused
 
 __all__ = ["RELEASE_FILE", "Conversion", "convert"]
@@ -30,6 +41,7 @@ KNOWN_KEYS = frozenset({"ju_name", "task_nm", "task_m", "public_clue", "role", "
                         "key_clues_pool", "key_clues_questions", "key_clue_q", "ei_q", "cxi_q", "role-q"})
 _QUESTION_KEYS = ("q", "key_q", "question")
 _ANSWER_KEYS = ("ans", "key_ans", "a", "answer")
+_SOURCE_KEYS = ("source", "key_sc")  # key_clue_q gives its sources as key_sc
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _NAME_LIST = re.compile(r"[,，、;；/\n]+")
 
@@ -62,15 +74,28 @@ class _Asked:
 
 
 @dataclass
+class _Kept:
+    """A question taken, with the repairs its reading needed (reported once it is sure to stay)."""
+
+    key: str
+    item: dict[str, Any]
+    repairs: tuple[str, ...] = ()
+
+
+@dataclass
 class _QuestionSet:
     """Parsed questions of one set, one per question text (the validator refuses repeats)."""
 
-    name: str
-    items: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # text -> (key, item)
-    conflicted: set[str] = field(default_factory=set)
+    name: str  # "LSU", "TIU", ...
+    items: dict[str, _Kept] = field(default_factory=dict)  # text -> the copy kept
+    conflicted: dict[str, str] = field(default_factory=dict)  # text -> the first copy's key
+
+    @property
+    def kind(self) -> str:
+        return self.name.lower()
 
     def values(self) -> list[dict[str, Any]]:
-        return [item for _, item in self.items.values()]
+        return [k.item for k in self.items.values()]
 
 
 # ---- reading ---------------------------------------------------------------------------------
@@ -255,81 +280,136 @@ def _key_roles(data: dict[str, Any], roles: list[_Role], report: ImportReport) -
     return out
 
 
-# ---- the reasoning chain ---------------------------------------------------------------------
+# ---- the reasoning chain and the characters' clues ----------------------------------------------
 
-def _chain(data: dict[str, Any], report: ImportReport) -> dict[str, list[str]]:
+@dataclass
+class _Pool:
+    chain: dict[str, list[str]] = field(default_factory=dict)  # level -> statements
+    clues: dict[str, list[str]] = field(default_factory=dict)  # role name -> its key clue statements
+
+
+def _pool_role(raw_key: str, roles: list[_Role]) -> tuple[_Role | None, str]:
+    """The role a pool key names ("林晓", "管家 林晓", "林晓-p-1"), and how it was matched."""
+    role, how = _resolve(raw_key, roles)
+    if role is not None:
+        return role, how
+    named = depth_of(raw_key, [r.name for r in roles]).role
+    if named is not None:
+        return next(r for r in roles if r.name == named), "a character's name joined with a level"
+    return None, ""
+
+
+def _statements(statements: Any, key: str, report: ImportReport) -> list[str]:
+    if isinstance(statements, str):
+        statements = [statements]
+        report.repair(key, "statements: one string; read as a list of one", "clues")
+    if not isinstance(statements, list):
+        report.drop(key, f"not a list of statements (a JSON {type(statements).__name__})", "clues")
+        return []
+    out = []
+    for j, text in enumerate(statements):
+        if isinstance(text, str) and text.strip():
+            out.append(text)
+        else:
+            report.drop(f"{key}[{j}]", "blank or not text", "clues")
+    return out
+
+
+def _chain(data: dict[str, Any], roles: list[_Role], report: ImportReport) -> _Pool:
+    """`key_clues_pool`: a key that is a level ("p", "1-step", "p-2") holds that level of the
+    reasoning chain; a key that names a character holds the clues that character's script
+    contains (its `clues`, what SPC counts)."""
     pool = data.get("key_clues_pool")
+    found = _Pool()
     if not isinstance(pool, dict) or not pool:
         report.note("key_clues_pool", "missing or empty: the reasoning chain is empty (allowed for an imported "
                                       "script)" if pool in (None, {}) else f"not an object ({type(pool).__name__}); "
                                       "the reasoning chain is empty")
-        return {}
-    chain: dict[str, list[str]] = {}
+        return found
     for raw_key, statements in pool.items():
         key = f"key_clues_pool.{raw_key}"
         level = chain_level(raw_key)
-        if level is None:
-            report.drop(key, f"{raw_key!r} is not a reasoning depth ('p', '1-step', '2-step', ...)")
+        if level is not None:
+            if level != raw_key:
+                report.repair(key, f"level: {raw_key!r} read as {level!r}", "clues")
+            found.chain.setdefault(level, []).extend(_statements(statements, key, report))
             continue
-        if level != raw_key:
-            report.repair(key, f"level: {raw_key!r} read as {level!r}")
-        if isinstance(statements, str):
-            statements = [statements]
-            report.repair(key, "statements: one string; read as a list of one")
-        if not isinstance(statements, list):
-            report.drop(key, f"not a list of statements (a JSON {type(statements).__name__})")
+        role, how = _pool_role(raw_key, roles)
+        if role is None:
+            n = len(statements) if isinstance(statements, list) else 1
+            report.drop(key, f"{raw_key!r} is neither a reasoning depth ('p', '1-step', 'p-2', ...) nor a "
+                             "character's name", "clues", items=n)
             continue
-        for j, s in enumerate(statements):
-            if isinstance(s, str) and s.strip():
-                chain.setdefault(level, []).append(s)
-            else:
-                report.drop(f"{key}[{j}]", "blank or not text")
-    order = sorted(chain, key=lambda k: -1 if k == "p" else int(k.split("-")[0]))
-    chain = {k: chain[k] for k in order}
+        if role.dropped:
+            n = len(statements) if isinstance(statements, list) else 1
+            report.drop(key, f"clues of {raw_key!r}, a role left out ({role.dropped})", "clues", items=n)
+            continue
+        if how:
+            report.repair(key, f"name: {raw_key!r} read as role {role.name!r} ({how})", "clues")
+        have = found.clues.setdefault(role.name, [])
+        seen = {same_text(c) for c in have}
+        for j, text in enumerate(_statements(statements, key, report)):
+            if same_text(text) in seen:
+                report.merge(f"{key}[{j}]", f"exact copy: a clue of {role.name!r} listed before; kept once", "clues")
+                continue
+            seen.add(same_text(text))
+            have.append(text)
+    if found.clues:
+        report.note("key_clues_pool", f"pools keyed by a character's name are that character's clues (SPC counts "
+                                      f"them): {', '.join(f'{n} ({len(c)})' for n, c in found.clues.items())}")
+    chain = found.chain
+    order = sorted(chain, key=level_depth)
+    found.chain = chain = {k: chain[k] for k in order if chain[k]}
     depth = max((int(k.split("-")[0]) for k in chain if k != "p"), default=0)
     gaps = [f"{n}-step" for n in range(1, depth) if f"{n}-step" not in chain]
     gaps = (["p"] if chain and "p" not in chain else []) + gaps
     if gaps:
         report.note("key_clues_pool", f"no {', '.join(repr(g) for g in gaps)} level: kept as given (allowed for "
                                       "an imported script)")
-    return chain
+    return found
 
 
 # ---- questions -------------------------------------------------------------------------------
 
-def _from_records(value: Any, key: str, report: ImportReport, with_source: bool = False) -> list[_Asked]:
-    """[{q, ans(, source)}, ...]"""
+def _source(record: dict[str, Any]) -> Any:
+    return _first(record, _SOURCE_KEYS)[1]
+
+
+def _from_records(value: Any, key: str, report: ImportReport, kind: str, with_source: bool = False) -> list[_Asked]:
+    """[{q, ans(, source | key_sc)}, ...]"""
     if value is None:
         return []
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
-        report.drop(key, f"not a list of questions (a JSON {type(value).__name__})")
+        report.drop(key, f"not a list of questions (a JSON {type(value).__name__})", kind)
         return []
     out = []
     for i, record in enumerate(value):
         if not isinstance(record, dict):
-            report.drop(f"{key}[{i}]", f"question: not an object (a JSON {type(record).__name__})")
+            report.drop(f"{key}[{i}]", f"question: not an object (a JSON {type(record).__name__})", kind)
             continue
         q_key, question = _first(record, _QUESTION_KEYS)
         a_key, answer = _first(record, _ANSWER_KEYS)
         if isinstance(question, list) or isinstance(answer, list):  # parallel lists inside a record
-            out += _from_lists(record, f"{key}[{i}]", report, with_source)
+            out += _from_lists(record, f"{key}[{i}]", report, kind, with_source)
             continue
-        out.append(_Asked(f"{key}[{i}]", question, answer, record.get("source")))
+        out.append(_Asked(f"{key}[{i}]", question, answer, _source(record)))
     return out
 
 
-def _from_lists(record: dict[str, Any], key: str, report: ImportReport, with_source: bool = False) -> list[_Asked]:
-    """{q: [...], ans: [...](, source: [...])}: parallel lists, paired by position only when their
-    lengths agree (otherwise which answer belongs to which question is unknown)."""
+def _from_lists(record: dict[str, Any], key: str, report: ImportReport, kind: str,
+                with_source: bool = False) -> list[_Asked]:
+    """{q: [...], ans: [...](, source | key_sc: [...])}: parallel lists, paired by position only
+    when their lengths agree (otherwise which answer belongs to which question is unknown)."""
     q_key, questions = _first(record, _QUESTION_KEYS)
     a_key, answers = _first(record, _ANSWER_KEYS)
     if questions is None and answers is None:
         return []
     lists = {q_key: questions, a_key: answers}
-    if with_source and "source" in record:  # without it each question is read with no source
-        lists["source"] = record["source"]
+    s_key, sources = _first(record, _SOURCE_KEYS)
+    if with_source and sources is not None:  # without it each question is read with no source
+        lists[s_key] = sources
     lists = {k: ([v] if isinstance(v, str) else v) for k, v in lists.items()}
     bad = [k for k, v in lists.items() if not isinstance(v, list)]
     lengths = {k: len(v) for k, v in lists.items() if isinstance(v, list)}
@@ -338,67 +418,99 @@ def _from_lists(record: dict[str, Any], key: str, report: ImportReport, with_sou
         why = f"{', '.join(bad)} missing or not a list" if bad else f"lists of different lengths ({shown})"
         count = max(lengths.values(), default=0)
         report.drop(f"{key}.{q_key}", f"{count} question(s) left out: {why}; which answer goes with which "
-                                      "question is unknown")
+                                      "question is unknown", kind, items=max(count, 1))
         return []
-    sources = lists.get("source") or [None] * len(lists[q_key])
-    return [_Asked(f"{key}.{q_key}[{i}]", q, a, s)
-            for i, (q, a, s) in enumerate(zip(lists[q_key], lists[a_key], sources, strict=True))]
+    given = lists.get(s_key) or [None] * len(lists[q_key])
+    return [_Asked(f"{key}.{q_key}[{i}]", q, a, src)
+            for i, (q, a, src) in enumerate(zip(lists[q_key], lists[a_key], given, strict=True))]
 
 
-Extra = Callable[[_Asked], tuple[dict[str, Any], tuple[str, ...]]]  # set-specific fields and their repairs
+Extra = Callable[[_Asked], dict[str, Any]]  # set-specific fields (role, hops)
 
 
-def _collect(asked: list[_Asked], into: _QuestionSet, report: ImportReport, extra: Extra) -> None:
-    """Parse each question into the set; one per question text: a repeat that agrees is kept
-    once, one that disagrees (other options, answer or hops) leaves both out."""
+def _correct(item: dict[str, Any]) -> str:
+    return same_text(item["options"][item["answer"]])
+
+
+def _agreement(first: dict[str, Any], later: dict[str, Any]) -> str | None:
+    """How a later copy of a question differs from the kept one when both give the same correct
+    answer text; None when the correct answers differ (a genuine conflict)."""
+    if _correct(first) != _correct(later):
+        return None
+    if first["options"] == later["options"] and first["answer"] == later["answer"]:
+        return "exact copy"
+    if sorted(map(same_text, first["options"].values())) == sorted(map(same_text, later["options"].values())):
+        return "reshuffled options"
+    return "different wrong options"
+
+
+def _collect(asked: list[_Asked], into: _QuestionSet, report: ImportReport, extra: Extra,
+             merge_extra: Callable[[_Kept, _Asked, dict[str, Any]], str] | None = None) -> None:
+    """Parse each question into the set, one per question text. A later copy that gives the same
+    correct answer (its options the same, reshuffled or with other wrong ones) is merged into the
+    first; copies whose correct answers differ are both left out, and any further copy with them."""
+    kind = into.kind
     for a in asked:
         try:
             parsed = parse_question(a.question)
             answer = parse_answer(a.answer, parsed.options)
         except Unreadable as exc:
-            report.drop(a.key, str(exc))
+            report.drop(a.key, str(exc), kind)
             continue
-        item = {"question": parsed.stem, "options": parsed.options, "answer": answer.letter}
+        item = {"question": parsed.stem, "options": parsed.options, "answer": answer.letter} | extra(a)
         text = same_text(parsed.stem)
-        try:
-            more, more_repairs = extra(a)
-        except Unreadable as exc:
-            earlier = into.items.get(text)
-            if not (earlier and {k: earlier[1][k] for k in item} == item):
-                report.drop(a.key, str(exc))
-            continue  # else the same question, already taken with what this copy lacks
-        item |= more
         if text in into.conflicted:
-            report.drop(a.key, f"same question text as an earlier {into.name} question that was left out")
+            report.drop(a.key, f"same question as {into.conflicted[text]}, whose copies give different correct "
+                               "answers", kind)
             continue
-        if text in into.items:
-            first_key, first = into.items[text]
-            if first != item:
-                del into.items[text]
-                into.conflicted.add(text)
-                why = f"{first_key} and {a.key} ask the same question with different options, answer or hops"
-                report.drop(first_key, why)
-                report.drop(a.key, why)
-            continue  # an agreeing copy (r_q and q/a both hold it): kept once
-        into.items[text] = (a.key, item)
-        for repair in (*parsed.repairs, *answer.repairs, *more_repairs):
-            report.repair(a.key, repair)
+        earlier = into.items.get(text)
+        if earlier is None:
+            into.items[text] = _Kept(a.key, item, (*parsed.repairs, *answer.repairs))
+            continue
+        how = _agreement(earlier.item, item)
+        if how is None:
+            del into.items[text]
+            into.conflicted[text] = earlier.key
+            why = (f"{earlier.key} and {a.key} ask the same {into.name} question with different correct answers "
+                   f"({earlier.item['options'][earlier.item['answer']]!r} and {item['options'][item['answer']]!r})")
+            report.drop(earlier.key, why, kind)
+            report.drop(a.key, why, kind)
+            continue
+        more = merge_extra(earlier, a, item) if merge_extra else ""
+        report.merge(a.key, f"{how}: same question and correct answer as {earlier.key}; kept once{more}", kind)
+    for kept in into.items.values():  # repairs of what stays (a dropped or merged copy is not imported)
+        for repair in kept.repairs:
+            report.repair(kept.key, repair, kind)
+
+
+def _role_questions(entry: Any) -> int:
+    """How many questions a release role lists (r_q and q), for counting a dropped role's."""
+    if not isinstance(entry, dict):
+        return 0
+    n = 0
+    for k in ("r_q", "q"):
+        v = entry.get(k)
+        n += len(v) if isinstance(v, list) else int(v is not None)
+    return n
 
 
 def _lsu(roles: list[_Role], raw_roles: list[Any], report: ImportReport) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for role in roles:
-        if role.dropped:
-            continue  # its questions go with it (reported with the role)
-        entry = raw_roles[role.index]
-        key = f"role[{role.index}]"
-        asked = _from_records(entry.get("r_q"), f"{key}.r_q", report)
+    playable = {r.index: r for r in roles if not r.dropped}
+    for index, entry in enumerate(raw_roles):
+        key = f"role[{index}]"
+        role = playable.get(index)
+        if role is None:  # left out (reported with the role): its questions go with it
+            if n := _role_questions(entry):
+                report.drop(f"{key}.q", f"{n} question(s) of a role left out", "lsu", items=n)
+            continue
+        asked = _from_records(entry.get("r_q"), f"{key}.r_q", report, "lsu")
         both = bool(asked) and ("q" in entry or "a" in entry)
-        asked += _from_lists({k: entry[k] for k in ("q", "a") if k in entry}, key, report)
+        asked += _from_lists({k: entry[k] for k in ("q", "a") if k in entry}, key, report, "lsu")
         if not asked:
             report.note(key, f"role {role.name!r}: no questions (neither r_q nor q/a)")
         questions = _QuestionSet("LSU")
-        _collect(asked, questions, report, lambda _a, name=role.name: ({"role": name}, ()))
+        _collect(asked, questions, report, lambda _a, name=role.name: {"role": name})
         if both:
             report.note(key, f"role {role.name!r}: r_q and q/a both given; {len(questions.items)} distinct "
                              "question(s) kept, each once")
@@ -406,37 +518,61 @@ def _lsu(roles: list[_Role], raw_roles: list[Any], report: ImportReport) -> list
     return out
 
 
-def _mmr(data: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
-    asked = _from_records(data.get("key_clues_questions"), "key_clues_questions", report, with_source=True)
+def _mmr(data: dict[str, Any], roles: list[_Role], report: ImportReport) -> list[dict[str, Any]]:
+    asked = _from_records(data.get("key_clues_questions"), "key_clues_questions", report, "mmr", with_source=True)
     lists = data.get("key_clue_q")
     if isinstance(lists, dict):
-        asked += _from_lists(lists, "key_clue_q", report, with_source=True)
+        asked += _from_lists(lists, "key_clue_q", report, "mmr", with_source=True)
     elif lists is not None:
-        asked += _from_records(lists, "key_clue_q", report, with_source=True)
+        asked += _from_records(lists, "key_clue_q", report, "mmr", with_source=True)
+    names = [r.name for r in roles if not r.dropped]
+    read: dict[str, Depth] = {}  # question key -> what its source says
+    unknown_why: dict[str, str] = {}  # kept question key -> why its depth is unknown
+
+    def depth(a: _Asked) -> dict[str, Any]:
+        read[a.key] = found = depth_of(a.source, names)
+        if found.depth == UNKNOWN_DEPTH:
+            unknown_why[a.key] = f"source {a.source!r} ({found.form}): {found.why}"
+        return {"hops": found.depth}
+
+    def reconcile(kept: _Kept, a: _Asked, later: dict[str, Any]) -> str:
+        first, other = kept.item["hops"], later["hops"]
+        if first == other or other == UNKNOWN_DEPTH:
+            return ""
+        if first == UNKNOWN_DEPTH:
+            kept.item["hops"] = other
+            unknown_why.pop(kept.key, None)
+            return f"; depth {other} from this copy's source {a.source!r} (the kept copy's gives none)"
+        kept.item["hops"] = UNKNOWN_DEPTH
+        unknown_why[kept.key] = f"its copies give depths {first} and {other}"
+        return f"; the copies give depths {first} and {other}, so its depth is unknown"
+
     questions = _QuestionSet("MMR")
-    _collect(asked, questions, report, _hops)
-    if any(a.source == "p" for a in asked):
-        report.note("key_clues_questions", "source 'p' (a directly perceived clue) is given 1 hop, the lowest the "
-                                           "format allows; 'N-step' is N hops")
+    _collect(asked, questions, report, depth, reconcile)
+    for kept in questions.items.values():
+        if kept.item["hops"] == UNKNOWN_DEPTH:
+            report.note(kept.key, f"depth unknown, kept (MMR counts it in its total and in a row of its own): "
+                                  f"{unknown_why.get(kept.key, 'no source')}")
+    if read:
+        forms = Counter(d.form for d in read.values())
+        unknown = sum(d.depth == UNKNOWN_DEPTH for d in read.values())
+        report.note("key_clues_questions", "source notations read (docs/script-format.md, 'Reasoning depth'): "
+                                           + ", ".join(f"{form!r} x{n}" for form, n in forms.most_common())
+                                           + f"; {unknown} of {len(read)} give no depth")
     return questions.values()
-
-
-def _hops(a: _Asked) -> tuple[dict[str, Any], tuple[str, ...]]:
-    hops = hops_of(a.source)
-    level = chain_level(a.source)
-    return {"hops": hops}, ((f"source: {a.source!r} read as {level!r}",) if level != a.source else ())
 
 
 def _image_questions(data: dict[str, Any], part: str, key: str, has_images: bool,
                      report: ImportReport) -> list[dict[str, Any]]:
     raw = data.get(key)
-    asked = _from_lists(raw, key, report) if isinstance(raw, dict) else _from_records(raw, key, report)
+    asked = (_from_lists(raw, key, report, part) if isinstance(raw, dict) else
+             _from_records(raw, key, report, part))
     if asked and not has_images:
         for a in asked:
-            report.drop(a.key, "no image in img/ to ask about")
+            report.drop(a.key, "no image in img/ to ask about", part)
         return []
     questions = _QuestionSet(part.upper())
-    _collect(asked, questions, report, lambda _a: ({}, ()))  # no image id: about the whole img/ folder
+    _collect(asked, questions, report, lambda _a: {})  # no image id: about the whole img/ folder
     return questions.values()
 
 
@@ -508,28 +644,36 @@ def _convert(folder: Path, path: Path, script_id: str, source: str, image_kind: 
              "others": _text(data.get("task_nm"), "task_nm", report)}
     account = _text(data.get("reason"), "reason", report)
     clues, files = _images(folder, image_kind, report)
+    pool = _chain(data, roles, report)
     script: dict[str, Any] = {
         "id": script_id, "title": title, "language": "zh",
         **({"background": background} if background else {}),
         "roles": [{"name": r.name, **({"introduction": r.introduction} if r.introduction else {}),
-                   "script": r.script, "murderer": r is murderer} for r in playable],
+                   "script": r.script, "murderer": r is murderer,
+                   **({"clues": pool.clues[r.name]} if pool.clues.get(r.name) else {})} for r in playable],
         "image_clues": clues,
-        "reasoning_chain": _chain(data, report),
+        "reasoning_chain": pool.chain,
         "key_roles": _key_roles(data, roles, report),
         "truth": {"murderer": murderer.name, **({"account": account} if account else {})},
         "tasks": {k: v for k, v in tasks.items() if v},
         "questions": {"lsu": _lsu(roles, data["role"], report),
                       "tiu": _image_questions(data, "tiu", "ei_q", bool(clues), report),
                       "miu": _image_questions(data, "miu", "cxi_q", bool(clues), report),
-                      "mmr": _mmr(data, report)},
+                      "mmr": _mmr(data, roles, report)},
         "imported": {"source": "whodunitbench", "file": source},
     }
     _notes(data, roles, background, tasks, account, report)
     q = script["questions"]
+    statements = sum(len(v) for v in pool.chain.values())
+    role_clues = sum(len(v) for v in pool.clues.values())
     report.counts = {"roles": len(playable), "image_clues": len(clues), **{k: len(v) for k, v in q.items()},
-                     "chain_levels": len(script["reasoning_chain"]),
+                     "chain_levels": len(script["reasoning_chain"]), "chain_statements": statements,
+                     "role_clues": role_clues,
                      "chain_depth": max((int(k.split("-")[0]) for k in script["reasoning_chain"] if k != "p"),
                                         default=0)}
+    fewer = {k: sum(len(x["options"]) < len(LETTERS) for x in v) for k, v in q.items()}
+    report.tabulate({**{k: len(v) for k, v in q.items()}, "clues": statements + role_clues}, fewer,
+                    sum(x["hops"] == UNKNOWN_DEPTH for x in q["mmr"]))
     return Conversion(script, files, report)
 
 
