@@ -67,14 +67,12 @@ def load_average() -> str:
 def history_prompt(model: Any, tokens: int, tag: int) -> list[dict[str, str]]:
     """A Who-is-the-Spy turn whose rendered prompt has about `tokens` tokens; `tag` makes its
     first line (right after the chat header) differ between repeats, so nothing is reused."""
-    from sdk.prompts import SYSTEM_PROMPTS
-
     lines: list[str] = []
     while True:
         i = len(lines)
         lines.append(f"Round {i // 6 + 1}: {NAMES[i % 6]} said: \"{CLUES[(i * 5 + tag) % len(CLUES)]}, "
                      f"and {CLUES[(i * 7 + tag + 3) % len(CLUES)]}.\"")
-        messages = [{"role": "system", "content": f"Match {tag * 7919 + 17}. {SYSTEM_PROMPTS['spy']}"},
+        messages = [{"role": "system", "content": f"Match {tag * 7919 + 17}. {SYSTEM_PROMPTS_SPY}"},
                     {"role": "user", "content": "You are Cai. Your word: apple.\n\nWhat happened so far:\n"
                      + "\n".join(lines) + "\n\nDescribe your word in one sentence."}]
         if len(model.encode_prompt(model.render(messages))) >= tokens:

@@ -1,12 +1,10 @@
 """Deduction Arena SDK: build an agent by writing one function, `llm_caller`."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from .agent import Agent, Reply
-from .avalon_intention import AvalonIntentionAgent
 from .callers import LocalScorer, local_caller, local_scorer, openai_caller, scripted_caller
 from .errors import AgentError
-from .intentions import Catalogue, Intention, catalogue_for, load_catalogue
 from .llm_agent import LLMAgent
 from .memory import MatchMemory
 from .observation import ABSTAIN, Document, HistoryItem, Limits, Observation, PrivateInfo
@@ -14,9 +12,9 @@ from .parsing import Choice, parse_choice
 from .usage import LLMText, Usage, with_notes
 
 __all__ = [
-    "ABSTAIN", "Agent", "AgentError", "AvalonIntentionAgent", "Catalogue", "Choice", "Document", "HistoryItem",
-    "Intention", "LLMAgent", "LLMText", "Limits", "LocalScorer", "MatchMemory", "Observation", "PrivateInfo",
-    "RemoteAgent", "Reply", "Usage", "__version__", "catalogue_for", "load_catalogue", "local_caller", "local_scorer",
+    "ABSTAIN", "Agent", "AgentError", "Choice", "Document", "HistoryItem",
+    "LLMAgent", "LLMText", "Limits", "LocalScorer", "MatchMemory", "Observation", "PrivateInfo",
+    "RemoteAgent", "Reply", "Usage", "__version__", "local_caller", "local_scorer",
     "openai_caller", "parse_choice", "scripted_caller", "serve", "with_notes",
 ]
 

@@ -39,7 +39,9 @@ class Agent:
 
     name: str = "agent"
     description: str = ""
-    games: tuple[str, ...] = ("spy", "avalon", "mystery", "tom")
+    # the games (and question suites) it plays; empty: any game, played from the rules text
+    # each observation carries, so a new game needs no new agent
+    games: tuple[str, ...] = ()
     vision: bool = False
 
     def __init__(self, name: str | None = None) -> None:
@@ -73,7 +75,8 @@ class Agent:
 
     def info(self) -> dict:
         """What the arena knows of this agent: name, description, SDK version, the games it
-        plays and whether it reads images (`vision`; a missing key means False)."""
+        plays (an empty list: any game) and whether it reads images (`vision`; a missing key
+        means False)."""
         from . import __version__
 
         return {

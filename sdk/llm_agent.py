@@ -10,15 +10,7 @@ from .deadline import turn
 from .errors import AgentError
 from .observation import Observation
 from .parsing import parse_choice
-from .prompts import (
-    GENERIC_SYSTEM,
-    REASK_TEMPLATE,
-    SYSTEM_PROMPTS,
-    VERB_TEMPLATES,
-    Message,
-    render_fields,
-    user_content,
-)
+from .prompts import REASK_TEMPLATE, VERB_TEMPLATES, Message, render_fields, system_prompt, user_content
 from .usage import LLMText, Usage, usage_of
 
 LLMCaller = Callable[[list[Message]], str]
@@ -65,7 +57,7 @@ class LLMAgent(Agent):
         super().__init__(name)
         self.vision = vision
         self.llm_caller = llm_caller
-        self.system_prompts = {**SYSTEM_PROMPTS, **(system_prompts or {})}
+        self.system_prompts = dict(system_prompts or {})  # by game id: the author's own, else the game's rules
         if games is not None:  # what `info` declares; the arena seats an agent only there
             self.games = tuple(games)
         self.verb_templates = {**VERB_TEMPLATES, **(verb_templates or {})}
@@ -81,9 +73,7 @@ class LLMAgent(Agent):
     # -- prompt building -------------------------------------------------
     def build_messages(self, obs: Observation) -> list[Message]:
         fields = render_fields(obs, self.max_history)
-        system = self.system_prompts.get(obs.game, GENERIC_SYSTEM)
-        if obs.language == "zh":
-            system += " Always reply in Chinese."
+        system = system_prompt(obs, self.system_prompts)
         user = self.verb_templates[obs.verb].format(**fields)
         return [
             {"role": "system", "content": system},

@@ -12,6 +12,8 @@ ABSTAIN = "abstain"
 
 
 STRUCTURED_SINCE = (0, 2, 0)  # option texts, history data and images, documents, shared_with
+RULES_SINCE = (0, 3, 0)  # the game's rules and reply format, any language code
+OLD_LANGUAGES = ("en", "zh")  # what an agent before RULES_SINCE accepts as a language
 
 
 def _version(text: str | None) -> tuple[int, ...]:
@@ -77,7 +79,7 @@ class Observation(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    game: str = Field(description="Game id, e.g. 'spy', 'avalon', 'mystery', 'tom'.")
+    game: str = Field(description="The game's id (or a question suite's); its rules come in `rules`.")
     phase: str = Field(default="", description="Game phase, e.g. 'describe', 'vote'.")
     verb: Verb = Field(description="Which agent method answers this observation.")
     you: str = Field(description="Your seat name.")
@@ -92,7 +94,14 @@ class Observation(BaseModel):
     instruction: str = Field(default="", description="The natural-language ask.")
     limits: Limits = Field(default_factory=Limits)
     images: list[str] = Field(default_factory=list, description="Data URLs or file references.")
-    language: Literal["en", "zh"] = "en"
+    language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$", description=(
+        "The game's language (a language code such as 'en' or 'zh'): reply in it."))
+    rules: str = Field(default="", description=(
+        "The game's rules as the game states them to its players, in the game's language: enough to "
+        "play it from (a system prompt can be this text)."))
+    reply_format: str = Field(default="", description=(
+        "How the reply to this request is read, in the game's language (e.g. end with a "
+        "'Final answer:' line naming an option)."))
     match_id: str = ""
     round: int | None = None
     seats: list[str] = Field(default_factory=list, description="All seat names, in seat order.")
@@ -125,11 +134,21 @@ class Observation(BaseModel):
 
     def dump_for(self, sdk_version: str | None) -> dict[str, Any]:
         """This observation as JSON for an agent built with `sdk_version` of the SDK (from its
-        `info`). Agents older than 0.2.0 refuse fields they do not know, so for them (and for
-        an unknown version) option texts move into the instruction, documents into the
-        private text, and the newer fields are left out."""
+        `info`). Agents refuse fields they do not know, so agents before 0.3.0 are sent no rules
+        or reply format, and for agents older than 0.2.0 (and an unknown version) option texts
+        move into the instruction, documents into the private text, and the newer fields are
+        left out."""
         data = self.model_dump(mode="json")
-        if _version(sdk_version) >= STRUCTURED_SINCE:
+        version = _version(sdk_version)
+        if version >= RULES_SINCE:
+            return data
+        # before 0.3.0 an observation had no rules or reply format (the agent's SDK carried a
+        # prompt per game) and its language was English or Chinese
+        data.pop("rules", None)
+        data.pop("reply_format", None)
+        if data["language"] not in OLD_LANGUAGES:
+            data["language"] = "en"
+        if version >= STRUCTURED_SINCE:
             return data
         if self.option_texts:
             data["instruction"] = f"{self.instruction}\nOptions: {self.options_text()}".strip()

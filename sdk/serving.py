@@ -21,7 +21,8 @@ from .errors import AgentError
 from .observation import Observation
 
 EXAMPLE_OBSERVATION: dict[str, Any] = {
-    "game": "spy",
+    # a made-up game: an agent plays whatever game it is sent, from the rules and reply format
+    "game": "example",
     "phase": "describe",
     "verb": "speak",
     "you": "P3",
@@ -29,6 +30,8 @@ EXAMPLE_OBSERVATION: dict[str, Any] = {
     "history": [{"who": "P1", "kind": "statement", "text": "You often have it in the morning.",
                  "round": 1}],
     "instruction": "Describe your word in one statement without saying it.",
+    "rules": "Each player describes a secret word without saying it; the others guess who holds a different one.",
+    "reply_format": "Reply with your statement only, at most 400 characters.",
     "limits": {"max_chars": 400, "seconds": 10},
     "seats": ["P1", "P2", "P3", "P4", "P5", "P6"],
     "match_id": "demo",

@@ -23,8 +23,8 @@ from sdk.prompts import Message
 
 from .core import GAMES, get_game
 from .core.game import Outcome
-from .generated_docs import refresh
 from .core.replies import outcome_text
+from .generated_docs import refresh
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "build-an-agent.md"
@@ -119,7 +119,7 @@ def suite_examples() -> list[Example]:
             continue
         seen.add(source.game)
         item = open_suite(suite_id).loaded.items[0]
-        obs = observation(item, source.game, seconds=60.0)
+        obs = observation(item, source.game, seconds=60.0, rules=source.rules_text())
         title = GAMES[source.game].title if source.game in GAMES else "Theory of Mind"
         out.append(Example(f"{source.game}/answer/question", source.game, "answer", "question",
                            f"{title} · answer · a quiz question", f"suite {suite_id}, item {item.id}", obs))

@@ -22,7 +22,15 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sdk import AgentError, Observation
 from sdk.remote import resolve_src
 
-from .agents.catalogue import AgentCatalogue, UnknownAgent, base_of, house_agents, house_games, is_ad_hoc
+from .agents.catalogue import (
+    AgentCatalogue,
+    UnknownAgent,
+    base_of,
+    house_agents,
+    house_games,
+    is_ad_hoc,
+    plays,
+)
 from .compare import MEASURES
 from .compare import compare as duplicate
 from .config import ArenaConfig
@@ -43,7 +51,7 @@ from .suites.run import run_suite, score
 if TYPE_CHECKING:
     from .sync import RecordSync
 
-MAX_SEATS = 12
+MAX_SEATS = max(spec.max_players for spec in GAMES.values())  # the largest table of any game
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
 MAX_SUITE_LIMIT = 1000  # questions one benchmark call may ask
@@ -179,7 +187,7 @@ class ArenaAPI:
 
     def seat_choices(self, game: str | None = None) -> list[str]:
         """Agent ids that can take a seat (in `game`: only agents that declare it)."""
-        return [a["id"] for a in self.list_agents() if game is None or game in (a.get("games") or [])]
+        return [a["id"] for a in self.list_agents() if game is None or plays(a.get("games") or [], game)]
 
     # -- matches -----------------------------------------------------------------
     def plan(self, request: dict[str, Any] | MatchRequest, owner: str = "",

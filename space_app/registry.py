@@ -105,7 +105,7 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
             raise RegistrationError(f"refused: {why} — {exc.message}") from exc
         finally:
             remote.close()
-    games = info.get("games", ["spy"])
+    games = info.get("games", [])  # none declared: it plays any game
     if not isinstance(games, list) or not all(isinstance(g, str) and 0 < len(g) <= 40 for g in games):
         raise RegistrationError(f"refused: its info gives `games` as {str(games)[:60]!r}, not a list of "
                                 "game ids such as [\"spy\"]")
@@ -118,12 +118,12 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
         if row["owner"] == owner and row["src"] == src and row["kind"] == kind:
             store.upsert_agent(row["id"], name=display, kind=kind, src=src, secret=secret or None,
                                owner=owner, description=description,
-                               games=games or ["spy"], info=info)
+                               games=games, info=info)
             return Registration(row["id"], display, info)
     agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
     store.upsert_agent(agent_id, name=display, kind=kind, src=src, secret=secret or None, owner=owner,
                        description=description,
-                       games=games or ["spy"], info=info)
+                       games=games, info=info)
     return Registration(agent_id, display, info)
 
 

@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
-from sdk import Agent, AgentError, AvalonIntentionAgent, Observation, scripted_caller
-from sdk.avalon_intention import read_ids, sections_of
-from sdk.intentions import (
+from sdk import Agent, AgentError, Observation, scripted_caller
+from space_app.core import get_game
+from space_app.core.game import Outcome
+from space_app.core.records import tallies_of_match, totals_from
+from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
+from space_app.games.avalon.exemplar import offered_options
+from space_app.games.avalon.intention_agent import AvalonIntentionAgent, read_ids, sections_of
+from space_app.games.avalon.intentions import (
     CATEGORIES,
     ROLES,
     Situation,
@@ -24,11 +29,6 @@ from sdk.intentions import (
     selected_ids,
     situation_from,
 )
-from space_app.core import get_game
-from space_app.core.game import Outcome
-from space_app.core.records import tallies_of_match, totals_from
-from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
-from space_app.games.avalon.exemplar import offered_options
 from space_app.games.avalon.judge import (
     heuristic_following,
     heuristic_reasonableness,

@@ -8,12 +8,12 @@ import re
 
 import pytest
 
-from sdk import AvalonIntentionAgent
-from sdk.intentions import load_catalogue
 from space_app.cli import main as cli_main
 from space_app.core import get_game
 from space_app.games.avalon.agents import RuleAvalonAgent
 from space_app.games.avalon.exemplar import exemplar_agent
+from space_app.games.avalon.intention_agent import AvalonIntentionAgent
+from space_app.games.avalon.intentions import load_catalogue
 from space_app.games.avalon.quizset import SUITE, TYPES, played
 from space_app.games.avalon.study import COLUMNS, newest, study_row
 from space_app.games.avalon.wrappers import NoModel, intention_guided

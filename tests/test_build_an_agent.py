@@ -113,19 +113,20 @@ def test_the_rule_agent_answers_every_example_over_http(launch):
     remote.close()
 
 
-def test_the_templates_declare_only_games_the_arena_has_and_they_can_play(tmp_path):
-    """A scaffolded agent's `info` lists games the arena runs (or suites it asks), each with
-    a prompt of its own."""
-    from sdk.prompts import SYSTEM_PROMPTS
+def test_the_templates_declare_no_game_list_and_are_seated_in_every_game(tmp_path):
+    """A scaffolded agent's `info` names no game: it plays any game, from the rules each
+    observation carries (the SDK holds no per-game prompt)."""
     from sdk.scaffold import render
+    from space_app.agents.catalogue import plays
     from space_app.core import GAMES
     from space_app.suites import suite_games
 
     arena_has = set(GAMES) | set(suite_games())
     for template in ("openai", "local"):
         code = render(template, "t")["app.py"]
-        declared = re.search(r"games=(\(.*?\))", code)
-        games = eval(declared.group(1)) if declared else LLMAgent(scripted_caller(["x"])).games
-        assert set(games) <= arena_has and set(games) <= set(SYSTEM_PROMPTS), (template, games)
+        assert "games=" not in code, template
+    default = LLMAgent(scripted_caller(["x"])).info()["games"]
+    assert default == [] and all(plays(default, game) for game in arena_has)
     assert set(load_rule_agent().agent.games) <= arena_has
     assert LLMAgent(scripted_caller(["x"]), games=("spy",)).info()["games"] == ["spy"]
+    assert not plays(["spy"], "avalon")

@@ -18,7 +18,9 @@ from sdk import (
     scripted_caller,
 )
 from sdk.observation import observation_schema
-from sdk.prompts import SYSTEM_PROMPTS
+from sdk.prompts import GENERIC_SYSTEM
+
+RULES = "The game's rules, as the game states them."
 
 OPTIONS = ["P1", "P2", "P10"]
 
@@ -34,7 +36,7 @@ def obs(verb: str = "vote", **extra) -> Observation:
         ],
         "instruction": "Vote for the player you think is the spy." if verb == "vote"
         else "Describe your word in one statement.",
-        "seats": ["P1", "P2", "P3", "P10"], "match_id": "m-1", "round": 2,
+        "seats": ["P1", "P2", "P3", "P10"], "match_id": "m-1", "round": 2, "rules": RULES,
     }
     if verb == "vote":
         base["options"] = OPTIONS
@@ -54,7 +56,7 @@ def test_prompt_contains_private_text_history_instruction_and_options():
     assert len(caller.calls) == 1
     messages = caller.calls[0]
     assert [m["role"] for m in messages] == ["system", "user"]
-    assert messages[0]["content"] == SYSTEM_PROMPTS["spy"]
+    assert messages[0]["content"] == RULES  # the game's own rules are the system prompt
     user = messages[1]["content"]
     assert isinstance(user, str)
     assert "You are P3." in user
@@ -85,9 +87,9 @@ def test_chinese_observation_asks_for_chinese():
     assert caller.calls[0][0]["content"].endswith("Always reply in Chinese.")
 
 
-def test_unknown_game_uses_the_generic_system_prompt():
+def test_a_game_that_sends_no_rules_gets_the_generic_system_prompt():
     caller = scripted_caller(["ok"])
-    LLMAgent(caller).speak(obs("speak", game="newgame"))
+    LLMAgent(caller).speak(obs("speak", game="newgame", rules=""))
     assert "social-deduction game" in caller.calls[0][0]["content"]
 
 
@@ -290,9 +292,9 @@ def test_custom_templates_override_the_defaults():
     assert system == {"role": "system", "content": "CUSTOM SYSTEM"}
     assert user == {"role": "user", "content": "[P3|P1, P2, P10|one option|2|English] "
                                                "Vote for the player you think is the spy."}
-    # the other verbs and games keep their defaults
+    # the other verbs and games keep their defaults: the rules the game sends
     agent.speak(obs("speak", game="avalon"))
-    assert caller.calls[1][0]["content"] == SYSTEM_PROMPTS["avalon"]
+    assert caller.calls[1][0]["content"] == RULES
     assert "Reply with your statement only" in caller.calls[1][1]["content"]
 
 
@@ -320,7 +322,7 @@ def test_extra_fields_are_rejected(where):
         Observation.model_validate(data)
 
 
-@pytest.mark.parametrize("bad", [{"verb": "shout"}, {"pick": 0}, {"language": "fr"},
+@pytest.mark.parametrize("bad", [{"verb": "shout"}, {"pick": 0}, {"language": "French"}, {"language": "fr; rm"},
                                  {"limits": {"seconds": 0}}, {"limits": {"max_chars": 0}}])
 def test_other_invalid_values_are_rejected(bad):
     with pytest.raises(ValidationError):
@@ -339,11 +341,11 @@ def test_schema_has_the_documented_fields():
     props = schema["properties"]
     for name in ("game", "phase", "verb", "you", "private", "history", "options", "option_texts", "pick",
                  "allow_abstain", "instruction", "limits", "images", "language", "match_id",
-                 "round", "seats"):
+                 "round", "seats", "rules", "reply_format"):
         assert name in props, name
     assert set(schema["required"]) == {"game", "verb", "you"}
     assert props["verb"]["enum"] == ["speak", "vote", "answer"]
-    assert props["language"]["enum"] == ["en", "zh"]
+    assert "pattern" in props["language"]  # any language code: the SDK lists no game's languages
     assert schema.get("additionalProperties") is False
     defs = schema["$defs"]
     assert set(defs["HistoryItem"]["properties"]) == {"who", "kind", "text", "round", "data", "images"}
@@ -351,3 +353,23 @@ def test_schema_has_the_documented_fields():
     assert set(defs["Document"]["properties"]) == {"title", "kind", "text", "shared_with", "images", "data"}
     assert set(defs["Limits"]["properties"]) == {"max_chars", "seconds"}
     json.dumps(schema)  # serialisable as is
+
+
+# -- the game's rules and reply format come with the observation --------------------------
+def test_the_prompt_is_built_from_what_the_game_sends():
+    caller = scripted_caller(["It shines."])
+    sent = obs("speak", game="a-game-the-sdk-never-heard-of", language="fr",
+               reply_format="Répondez par une seule phrase.")
+    LLMAgent(caller).speak(sent)
+    system, user = caller.calls[0]
+    assert system["content"] == RULES + " Always reply in French."
+    assert user["content"].endswith("Répondez par une seule phrase.")
+
+
+def test_an_observation_without_rules_gets_the_generic_prompt_and_format():
+    caller = scripted_caller(["Final answer: P2"])
+    LLMAgent(caller).vote(obs(rules=""))
+    system, user = caller.calls[0]
+    assert system["content"] == GENERIC_SYSTEM
+    assert user["content"].endswith(
+        "Think briefly, then end with a last line of the form 'Final answer: <one option>'.")

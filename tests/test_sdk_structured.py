@@ -149,7 +149,11 @@ def test_an_older_sdk_gets_what_it_can_read(views):
     assert "option_texts" not in old and set(old["private"]) == {"facts", "text"}
     assert "Paid 14:05" in old["private"]["text"] and "Line 2." in old["private"]["text"]
     assert all(set(h) == {"who", "kind", "text", "round"} for h in old["history"])
-    assert views["P1"].dump_for("0.2.0") == views["P1"].model_dump(mode="json")
+    assert views["P1"].dump_for("0.3.0") == views["P1"].model_dump(mode="json")
+    before_rules = views["P1"].dump_for("0.2.0")  # 0.2.x knows structured fields, not the rules
+    assert "rules" not in before_rules and "reply_format" not in before_rules
+    assert before_rules == {k: v for k, v in views["P1"].model_dump(mode="json").items()
+                            if k not in ("rules", "reply_format")}
     assert views["P1"].dump_for("not a version") == old
     labelled = Observation(game="tom", verb="answer", you="P1", options=list(LOCATIONS), option_texts=LOCATIONS,
                            instruction="Where will Mia look?")
@@ -172,7 +176,7 @@ class Echo(Agent):
         return {**super().info(), "sdk_version": self.version}
 
 
-@pytest.mark.parametrize("version, documents", [("0.2.0", 2), ("0.1.0", 0)])
+@pytest.mark.parametrize("version, documents", [("0.3.0", 2), ("0.2.0", 2), ("0.1.0", 0)])
 def test_served_agents_get_the_form_their_sdk_reads(launch, views, version, documents):
     echo = Echo("echo")
     echo.version = version  # type: ignore[attr-defined]

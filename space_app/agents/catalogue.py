@@ -64,6 +64,11 @@ log = logging.getLogger(__name__)
 PLAIN_URL_WAKE_SECONDS = 3.0
 
 
+
+def plays(declared: tuple[str, ...] | list[str], game: str) -> bool:
+    """Whether an agent that declares `declared` games plays `game` (none declared: any game)."""
+    return not declared or game in declared
+
 class UnknownAgent(ValueError):
     pass
 
@@ -147,9 +152,10 @@ class AgentCatalogue:
         return tuple(getattr(self.resolve(spec), "games", ()))
 
     def check_plays(self, spec: str, game: str) -> None:
-        """Refuse to seat an agent in a game it does not declare."""
+        """Refuse to seat an agent in a game it does not declare (one that declares no game
+        plays any)."""
         declared = self.games_of(spec)
-        if game not in declared:
+        if not plays(declared, game):
             raise UnknownAgent(f"agent {spec!r} does not play {game!r} (it declares: "
                                f"{', '.join(declared) or 'no game'})")
 

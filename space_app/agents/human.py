@@ -11,9 +11,8 @@ from sdk import Agent, Observation, Reply
 
 class HumanAgent(Agent):
     """`aact` publishes the observation and waits for `submit(text)` from the page.
-    The runner's time limit (the human one, a setting) still applies."""
-
-    games = ("spy",)
+    The runner's time limit (the human one, a setting) still applies. A person plays any game
+    (the default `games`), from the rules and instructions the page shows."""
 
     def __init__(self, name: str = "human") -> None:
         super().__init__(name)

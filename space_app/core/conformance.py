@@ -1,7 +1,8 @@
 """Conformance checks every game must pass, as functions a game author calls from the game's
 own tests while writing its rules (`tests/test_conformance.py` runs them over every registered
 game): determinism, no private information reaching another seat, the request/result protocol,
-one record per seat, replay from the seed and the replies, and bad replies never ending a match.
+one record per seat, replay from the seed and the replies, bad replies never ending a match, and
+the rules text and reply format every observation carries.
 
 Each check plays whole matches in process with the game's own house agents (no runner, no
 store, no clock) and raises `ConformanceError` naming the check, what went wrong and its likely
@@ -289,6 +290,21 @@ def check_bad_replies(spec: GameSpec, seed: int = 9) -> None:
     check_result(spec, played.game)
 
 
+def check_rules_text(spec: GameSpec, seed: int = 2) -> None:
+    """Every observation carries the game's rules and its reply format, so an agent with no
+    code for this game can play it from what it is sent."""
+    played = self_play(spec, seed)
+    for seat, seen in played.seen.items():
+        for obs in seen:
+            if not obs.rules.strip():
+                raise ConformanceError("rules text", f"{spec.id}: the {obs.phase!r} request to {seat} carries no "
+                                       "rules", "the game class does not override `rules_text()` (write it in "
+                                       "the game's phrasebook, in every language it is played in)")
+            if not obs.reply_format.strip():
+                raise ConformanceError("rules text", f"{spec.id}: the {obs.phase!r} request to {seat} says no "
+                                       "reply format", "a `reply_format=\"\"` passed to `observe()`")
+
+
 CHECKS: dict[str, Callable[[GameSpec], Any]] = {
     "determinism": check_determinism,
     "no leaks": check_no_leaks,
@@ -296,6 +312,7 @@ CHECKS: dict[str, Callable[[GameSpec], Any]] = {
     "records": check_records,
     "replay": check_replay,
     "bad replies": check_bad_replies,
+    "rules text": check_rules_text,
 }
 
 
@@ -306,5 +323,6 @@ def check_game(spec: GameSpec) -> None:
 
 
 __all__ = ["CHECKS", "ConformanceError", "SelfPlay", "check_bad_replies", "check_determinism", "check_game",
-           "check_no_leaks", "check_protocol", "check_records", "check_replay", "check_result", "house_repliers",
+           "check_no_leaks", "check_protocol", "check_records", "check_replay", "check_result", "check_rules_text",
+           "house_repliers",
            "self_play"]

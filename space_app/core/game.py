@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
 from .events import SPECTATORS, Event
+from .reply_formats import reply_format as default_reply_format
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,12 @@ class Game(ABC):
         """Hidden roles by seat (spectator knowledge), for placing role-specific agents."""
         return {}
 
+    def rules_text(self) -> str:
+        """The rules as the game states them to its players, in the match's language: every
+        observation carries it, so an agent plays any game from what it is sent (the
+        conformance checks require it of every registered game)."""
+        return ""
+
     # -- helpers ------------------------------------------------------------
     def emit(self, kind: str, text: str = "", *, actor: str = "host", round: int | None = None,
              visible_to: tuple[str, ...] | None = None, **data: Any) -> Event:
@@ -173,17 +180,23 @@ class Game(ABC):
     def observe(self, seat: str, verb: Verb, *, phase: str, instruction: str,
                 options: list[str] | None = None, pick: int = 1, allow_abstain: bool = False,
                 limits: Limits | None = None, round: int | None = None, language: str = "en",
-                option_texts: dict[str, str] | None = None) -> Observation:
+                option_texts: dict[str, str] | None = None, reply_format: str | None = None) -> Observation:
         """An observation built only from the events this seat may see: its private facts,
         texts and documents (`private` events, for one seat or a group), the history, and the
-        images of every event it may see."""
+        images of every event it may see; with the game's rules and how this reply is read
+        (the kernel's wording for the verb unless the game gives its own `reply_format`)."""
         view = self._view(seat)
+        limits = limits or Limits()
+        if reply_format is None:
+            reply_format = default_reply_format(verb, language, options=options or [], pick=pick,
+                                                allow_abstain=allow_abstain, max_chars=limits.max_chars)
         obs = Observation(
             game=self.id, phase=phase, verb=verb, you=seat,
             private=PrivateInfo(facts=dict(view.facts), text=" ".join(view.texts), documents=list(view.documents),
                                 shared_with=list(view.shared_with)),
             history=[], options=options or [], option_texts=option_texts or {}, pick=pick,
-            allow_abstain=allow_abstain, instruction=instruction, limits=limits or Limits(),
+            allow_abstain=allow_abstain, instruction=instruction, limits=limits,
+            rules=self.rules_text(), reply_format=reply_format,
             images=list(view.images),
             language=language, match_id=self.match_id, round=round, seats=list(self.seats),
         )

@@ -121,6 +121,7 @@ class QuizSet:
     describe: str
     types: tuple[str, ...]
     items: Callable[[], list[dict[str, Any]]]
+    rules: str = ""  # what the questions are about, sent with each (else the title and description)
 
 
 @dataclass(frozen=True)

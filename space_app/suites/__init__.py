@@ -9,7 +9,17 @@ from pathlib import Path
 from ..core import GAMES
 from .baselines import GuessAgent, OverlapAgent
 from .reference import cot_local, direct_local, limp_local
-from .registry import SUITES, Suite, SuiteSource, UnknownSuite, open_suite, register, suite_games, suite_house_agents
+from .registry import (
+    SUITES,
+    TOM_RULES,
+    Suite,
+    SuiteSource,
+    UnknownSuite,
+    open_suite,
+    register,
+    suite_games,
+    suite_house_agents,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -21,6 +31,7 @@ register(SuiteSource(
     describe="two people in a generated home; 600 three-option questions, 200 per type, each conditioned so "
              "exactly one option fits, provable from the simulated events",
     types=("belief", "social_goal", "belief_of_goal"),
+    rules=TOM_RULES,
     regenerate="python -m space_app.suites.tom_household --out space_app/suites/data/tom_household.jsonl",
     house_agents={
         "house:guess": (GuessAgent.description, GuessAgent),
@@ -36,7 +47,7 @@ register(SuiteSource(
 for _spec in GAMES.values():
     for _suite_id, _quiz in _spec.quizzes.items():
         register(SuiteSource(id=_suite_id, title=_quiz.title, path=None, game=_spec.id, describe=_quiz.describe,
-                             types=_quiz.types, items=_quiz.items))
+                             types=_quiz.types, items=_quiz.items, rules=_quiz.rules))
 
 __all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
            "suite_house_agents"]

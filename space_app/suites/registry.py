@@ -13,6 +13,10 @@ from sdk import Agent
 
 from .items import LoadedSuite, load_items, load_suite
 
+# the Theory-of-Mind suites' rules (a file suite of no known source is read as one)
+TOM_RULES = ("You answer questions about the beliefs and goals of people in a short scenario. "
+             "Reason about what each person saw and wants, then answer with one of the options.")
+
 
 @dataclass(frozen=True)
 class SuiteSource:
@@ -25,6 +29,10 @@ class SuiteSource:
     regenerate: str = ""  # the command that rebuilds the shipped file byte-for-byte
     house_agents: dict[str, tuple[str, Callable[[], Agent]]] = field(default_factory=dict)
     items: Callable[[], list[dict[str, Any]]] | None = None  # a suite built in memory (a game's quizzes)
+    rules: str = ""  # what answering it is about, sent with every question (Observation.rules)
+
+    def rules_text(self) -> str:
+        return self.rules or f"You answer questions: {self.title}. {self.describe}."
 
 
 SUITES: dict[str, SuiteSource] = {}
@@ -60,6 +68,7 @@ class Suite:
     game: str
     loaded: LoadedSuite
     title: str = ""
+    rules: str = TOM_RULES  # sent with every question (Observation.rules)
 
 
 # short names for suites (`bench tom`): the generated Theory-of-Mind suite is the one meant
@@ -73,17 +82,20 @@ def open_suite(name: str) -> Suite:
     if name in SUITES:
         source = SUITES[name]
         if source.items is not None:
-            return Suite(source.id, source.game, load_items(source.items(), source.id), source.title)
+            return Suite(source.id, source.game, load_items(source.items(), source.id), source.title,
+                         source.rules_text())
         assert source.path is not None
-        return Suite(source.id, source.game, load_suite(source.path), source.title)
+        return Suite(source.id, source.game, load_suite(source.path), source.title, source.rules_text())
     path = Path(name)
     if path.suffix in (".jsonl", ".json") or path.exists():
         if not path.is_file():
             raise UnknownSuite(f"no suite file {name!r}")
         loaded = load_suite(path)
         labels = {item.suite for item in loaded.items if item.suite}
-        game = next((SUITES[s].game for s in labels if s in SUITES), "tom")
-        return Suite(f"file:{path.stem}", game, loaded, path.name)
+        known_source = next((SUITES[s] for s in labels if s in SUITES), None)
+        if known_source is None:
+            return Suite(f"file:{path.stem}", "tom", loaded, path.name)
+        return Suite(f"file:{path.stem}", known_source.game, loaded, path.name, known_source.rules_text())
     known = ", ".join(sorted(SUITES)) or "none"
     aliases = ", ".join(f"{a} = {t}" for a, t in ALIASES.items())
     raise UnknownSuite(f"unknown suite {name!r}; known: {known}; aliases: {aliases} (or give a .jsonl file "

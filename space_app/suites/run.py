@@ -21,21 +21,24 @@ from sdk import Agent
 from sdk.observation import Document, Limits, Observation, PrivateInfo
 
 from ..core.game import Request
+from ..core.reply_formats import reply_format
 from ..runner import call_agent
 from ..stats import Rate
 from ..store import Store
 from .items import SuiteItem
-from .registry import Suite
+from .registry import TOM_RULES, Suite
 
 READER = "reader"  # the one "seat" of a suite
 
 
-def observation(item: SuiteItem, game: str, seconds: float) -> Observation:
+def observation(item: SuiteItem, game: str, seconds: float, rules: str = TOM_RULES) -> Observation:
     docs = [Document(title="Scenario", kind="context", text=item.context)] if item.context else []
+    limits = Limits(max_chars=2000, seconds=seconds)
     return Observation(
         game=game, phase="question", verb="answer", you=READER, private=PrivateInfo(documents=docs),
         options=list(item.options), option_texts=dict(item.options), instruction=item.question,
-        images=list(item.images), limits=Limits(max_chars=2000, seconds=seconds), match_id=item.id)
+        images=list(item.images), limits=limits, match_id=item.id, rules=rules,
+        reply_format=reply_format("answer", "en", options=list(item.options), max_chars=limits.max_chars))
 
 
 @dataclass
@@ -115,7 +118,8 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
 
     async def one(item: SuiteItem) -> None:
         async with gate:
-            outcome, record = await call_agent(agent, Request(READER, observation(item, suite.game, seconds)))
+            asked = observation(item, suite.game, seconds, suite.rules)
+            outcome, record = await call_agent(agent, Request(READER, asked))
         pending.append(answer_row(item, record.data, outcome.text if outcome.ok else None))
         # each answer is kept as it comes (slow models: a killed run loses nothing), or in
         # small batches when answers come faster than ten a second

@@ -88,10 +88,9 @@ def display_name(request: gr.Request | None, nickname: str) -> str:
     return f"{clean_name(user or nickname, NAME_LIMIT) or 'guest'} (person)"
 
 
-MAX_SEATS = 12  # seat slots on the page (the run handler names each one)
+MAX_SEATS = max(spec.max_players for spec in GAMES.values())  # seat slots on the page: the largest table
 MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
 NAME_LIMIT = 24
-assert all(spec.max_players <= MAX_SEATS for spec in GAMES.values()), "the Play tab needs more seat slots"
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
 
@@ -232,15 +231,14 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     def closed(head: str, html_transcript: str, outcome: str = "") -> tuple:
         return frame(head, html_transcript, "", outcome, False, choice_updates(None))
 
-    # the seats are named parameters: Gradio cannot inject `request` after `*args`
-    async def run(game_id: str, lang: str, seed_value: str, n_players: float, mine: str, name: str, s1: str,
-                  s2: str, s3: str, s4: str, s5: str, s6: str, s7: str, s8: str, s9: str, s10: str, s11: str,
-                  s12: str, request: gr.Request):
+    # `request` comes first: Gradio injects it by position, and cannot after `*seats`
+    async def run(request: gr.Request, game_id: str, lang: str, seed_value: str, n_players: float, mine: str,
+                  name: str, *seats: str):
         lang = normal(lang)
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
         n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
-        chosen = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12][:n]
+        chosen = list(seats)[:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": seed_of(seed_value),

@@ -107,7 +107,9 @@ INTENT_LOCAL_OFFERED = 8
 def intent_local_agent() -> Agent:
     """`house:avalon-intent-local`: the SDK's intention-guided agent on the embedded model,
     built when first seated (the model loads in `prepare`, outside the turn's clock)."""
-    from sdk import AvalonIntentionAgent, local_caller
+    from sdk import local_caller
+
+    from .intention_agent import AvalonIntentionAgent
 
     return AvalonIntentionAgent(local_caller(max_new_tokens=INTENT_LOCAL_TOKENS), name="house:avalon-intent-local",
                                 max_offered=INTENT_LOCAL_OFFERED, max_history=INTENT_LOCAL_HISTORY,

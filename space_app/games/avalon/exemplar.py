@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from sdk import LLMAgent, scripted_caller
-from sdk.intentions import Catalogue, load_catalogue
+
+from .intentions import Catalogue, load_catalogue
 
 # how each category sounds in a statement (the key words say which intention of it)
 CATEGORY_LINES = {

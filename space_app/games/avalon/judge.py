@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sdk.intentions import Catalogue, Situation, load_catalogue, selected_ids, situation_from
+from .intentions import Catalogue, Situation, load_catalogue, selected_ids, situation_from
 
 HEURISTIC = "heuristic"
 LLM = "llm"

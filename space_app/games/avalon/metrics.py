@@ -35,9 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sdk.intentions import Catalogue, load_catalogue, selected_ids
-
 from ...core.records import AgentTotals, SeatRecord, running_win_rate
+from .intentions import Catalogue, load_catalogue, selected_ids
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements
 from .quiz import deduction_correct, f1
 from .table import EVIL, GOOD, fails_needed

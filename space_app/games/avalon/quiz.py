@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sdk.intentions import Catalogue
+from .intentions import Catalogue
 
 Quiz = Literal["summarise", "guess", "deduce"]
 QUIZZES: tuple[Quiz, ...] = ("summarise", "guess", "deduce")

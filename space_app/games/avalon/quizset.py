@@ -23,10 +23,11 @@ import string
 from functools import lru_cache
 from typing import Any
 
-from sdk import AvalonIntentionAgent, scripted_caller
-from sdk.intentions import Catalogue, load_catalogue
+from sdk import scripted_caller
 
 from .exemplar import exemplar_model
+from .intention_agent import AvalonIntentionAgent
+from .intentions import Catalogue, load_catalogue
 from .judge import IntentionStatement, intention_statements
 from .rules import AvalonGame, AvalonSettings
 from .selfplay import play_local

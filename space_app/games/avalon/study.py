@@ -19,11 +19,10 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from sdk.intentions import load_catalogue
-
 from ...core.spec import Tournaments
 from ...core.study_runs import newest_run_tags, study_tag
 from ...stats import Rate, bootstrap_mean
+from .intentions import load_catalogue
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements, judge_match
 from .metrics import quiz_results
 from .table import GOOD

@@ -100,7 +100,7 @@ def quizzes_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.D
     (a seat sees its own intentions, spectators everyone's and the sides)."""
     import pandas as pd
 
-    from sdk.intentions import selected_ids
+    from .intentions import selected_ids
 
     shown = _shown(events, upto)
     selections = {(e["actor"], (e.get("data") or {}).get("quest"), (e.get("data") or {}).get("attempt")):

@@ -4,7 +4,9 @@ as the SDK's `AvalonIntentionAgent` on the same caller (`house:smollm2+intention
 
 from __future__ import annotations
 
-from sdk import Agent, AvalonIntentionAgent
+from sdk import Agent
+
+from .intention_agent import AvalonIntentionAgent
 
 
 class NoModel(ValueError):

@@ -376,6 +376,9 @@ class MysteryGame(Game):
             "title": sc.title,
         }
 
+    def rules_text(self) -> str:
+        return self._say("rules", rounds=self.settings.rounds)
+
     # -- helpers -------------------------------------------------------------------------------
     def _say(self, key: str, **values: Any) -> str:
         """A line of the game's phrasebook in the script's language."""

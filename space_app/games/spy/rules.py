@@ -181,6 +181,9 @@ class SpyGame(Game):
         self.emit("round_start", self._say("round_start", round=self.round, order=self._list(self.order)),
                   round=self.round, order=list(self.order))
 
+    def rules_text(self) -> str:
+        return self._say("rules", rounds=self.settings.rounds, min_survivors=self.settings.min_survivors)
+
     def _say(self, key: str, **values: Any) -> str:
         """One of the game's lines in the match's language."""
         return PHRASES.say(self.settings.language, key, **values)

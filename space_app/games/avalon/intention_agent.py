@@ -27,14 +27,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .deadline import time_left, turn
-from .errors import AgentError
+from sdk.deadline import time_left, turn
+from sdk.errors import AgentError
+from sdk.llm_agent import LLMAgent, LLMCaller
+from sdk.memory import MatchMemory
+from sdk.observation import Observation
+from sdk.prompts import Message, render_fields
+from sdk.usage import LLMText, Usage, usage_of, with_notes
+
 from .intentions import Catalogue, Intention, Situation, load_catalogue, situation_from
-from .llm_agent import LLMAgent, LLMCaller
-from .memory import MatchMemory
-from .observation import Observation
-from .prompts import Message, render_fields
-from .usage import LLMText, Usage, usage_of, with_notes
 
 MARKERS = ("FIRST-ORDER", "SECOND-ORDER", "INTENTIONS", "THINK", "SPEAK")
 # a marker opens a line, maybe bolded or numbered: "**THINK:**", "2. SPEAK -", "Intentions："
@@ -211,8 +212,9 @@ class AvalonIntentionAgent(LLMAgent):
                     picked.append(queue.pop(0))
         return sorted(picked, key=fitting.index)
 
-    def _system(self) -> Message:
-        return {"role": "system", "content": self.system_prompts.get("avalon", "")}
+    def _system(self, obs: Observation) -> Message:
+        # the game's own rules text, unless the author gave a system prompt for this game
+        return {"role": "system", "content": self.system_prompts.get(obs.game) or obs.rules}
 
     def plan_messages(self, obs: Observation, offered: list[Intention]) -> list[Message]:
         fields = render_fields(obs, self.max_history)
@@ -222,7 +224,7 @@ class AvalonIntentionAgent(LLMAgent):
             previous=f"\nYour private thoughts last time: {previous}\n" if previous else "",
             instruction=fields["instruction"], max_chars=fields["max_chars"],
             catalogue="\n".join(i.label() for i in offered))
-        return [self._system(), {"role": "user", "content": user}]
+        return [self._system(obs), {"role": "user", "content": user}]
 
     def review_messages(self, obs: Observation, offered: list[Intention], draft: Plan) -> list[Message]:
         chosen = [self.catalogue.by_id[i].label() for i in draft.ids] or ["(none could be read)"]
@@ -230,7 +232,7 @@ class AvalonIntentionAgent(LLMAgent):
             you=obs.you, private=obs.private_text(), instruction=obs.instruction, chosen="\n".join(chosen),
             think=draft.get("THINK") or "(none)", speak=draft.get("SPEAK") or "(none)",
             catalogue="\n".join(i.label() for i in offered), max_chars=obs.limits.max_chars)
-        return [self._system(), {"role": "user", "content": user}]
+        return [self._system(obs), {"role": "user", "content": user}]
 
     # -- the pipeline ----------------------------------------------------------------------
     def _read(self, reply: str, allowed: dict[str, Intention], stage: str, needs: tuple[str, ...]) -> Plan:
