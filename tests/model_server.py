@@ -14,6 +14,9 @@ own event loop and thread, and answers each request with the next step of a scri
                                            goes away first (then the handler is cancelled,
                                            which is recorded in `disconnected`)
 
+A request with `"stream": true` gets the same reply as server-sent chunks (a slow step
+sends its first word, then waits).
+
 When the script is used up, every request gets `default`. One request is served at a time
 (`slots=1`), like llama.cpp's server with one slot: a request left running by a client that
 gave up would hold the next one back, and `running` would not drop to 0.
@@ -23,6 +26,7 @@ Everything is recorded: `requests` (the JSON bodies), `headers`, `disconnected`,
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -79,6 +83,8 @@ class ModelServer:
                 self._not_before = time.monotonic() + float(step.retry_after)
             if step.status != 200:
                 return _error(step.status, f"scripted {step.status}", retry_after=step.retry_after)
+            if body.get("stream"):
+                return await self._stream(request, body, step)
             if step.slow:
                 self.running += 1
                 self.started.set()
@@ -91,6 +97,39 @@ class ModelServer:
                     self.running -= 1
                     self.settled.set()
             return web.json_response(_completion(body, step))
+
+    async def _stream(self, request: web.Request, body: dict[str, Any], step: Step) -> web.StreamResponse:
+        """Server-sent chunks, one per word, then the finish reason and (when asked) usage; a
+        slow step sends its first word and then waits."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        done = _completion(body, step)
+        words = step.text.split(" ")
+
+        async def send(delta: dict[str, Any] | None, finish: str | None = None, usage: Any = None) -> None:
+            chunk = {"id": done["id"], "object": "chat.completion.chunk", "created": done["created"],
+                     "model": done["model"], "usage": usage,
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if delta is not None else []}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+        for i, word in enumerate(words):
+            await send({"content": word if i == 0 else " " + word})
+            if step.slow and i == 0:
+                self.running += 1
+                self.started.set()
+                try:
+                    await asyncio.sleep(step.slow)
+                except asyncio.CancelledError:
+                    self.disconnected += 1
+                    raise
+                finally:
+                    self.running -= 1
+                    self.settled.set()
+        await send({}, step.finish)
+        if (body.get("stream_options") or {}).get("include_usage"):
+            await send(None, usage=done["usage"])
+        await response.write(b"data: [DONE]\n\n")
+        return response
 
 
 def _error(status: int, message: str, retry_after: str | None = None) -> web.Response:

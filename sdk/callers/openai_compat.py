@@ -10,6 +10,8 @@ A call behaves like a good client inside the arena's turn:
   can be cancelled: at the deadline, or as soon as the arena gives up on the turn
   (`sdk.deadline.on_abandon`). Cancelling it closes the HTTP connection, which a server such
   as llama.cpp's notices and stops generating: nothing is left queued on a one-slot server.
+  llama-cpp-python's server (`python -m llama_cpp.server`) notices a closed connection only
+  between streamed tokens, or before it starts a queued request: use `stream=True` there.
 - **Retries.** 408, 409, 429, 5xx and connection failures (resets, refused connections) are
   retried with exponential backoff and full jitter, or after the server's `Retry-After`
   (`retry-after-ms`) when it sends one, for at most `max_retries` more attempts, and only
@@ -117,6 +119,7 @@ def openai_caller(
     *,
     top_p: float | None = None,
     stop: str | list[str] | None = None,
+    stream: bool = False,
 ) -> Callable[[list[Message]], str]:
     """Build an `llm_caller` that sends chat messages (text or image parts) to `model`.
 
@@ -125,6 +128,9 @@ def openai_caller(
     given (None: not sent, the server's default). `timeout` caps one call, retries included;
     inside an arena turn the turn's time left caps it too, whichever ends first.
     `max_retries` is the most extra attempts after a 429, 5xx or dropped connection.
+    `stream=True` reads the reply as it is generated: for servers that stop generating for a
+    closed connection only between streamed tokens (llama-cpp-python's server); token usage
+    is then known only when the server sends it in its last chunk.
     """
     import openai
     from tenacity import AsyncRetrying, retry_if_exception, wait_random_exponential
@@ -166,8 +172,11 @@ def openai_caller(
                     # the asyncio timeout bounds the whole attempt (the client's timeout
                     # is per read, so a server that trickles bytes could outlast it)
                     async with asyncio.timeout(left):
-                        response = await client.chat.completions.create(
-                            model=model, messages=messages, timeout=left, **sent)
+                        if stream:
+                            reply = await _streamed(client, model, messages, left, sent)
+                        else:
+                            reply = _read(await client.chat.completions.create(
+                                model=model, messages=messages, timeout=left, **sent))
         except (TimeoutError, openai.APITimeoutError) as exc:
             raise AgentError("timeout", f"model endpoint gave no reply within the {budget:.1f} s "
                                         f"this call had ({_tries(attempts)})") from exc
@@ -186,15 +195,7 @@ def openai_caller(
             raise AgentError("agent_failed", f"{why} ({_tries(attempts)})") from exc
         except openai.APIError as exc:
             raise AgentError("agent_failed", f"model endpoint error: {exc}") from exc
-        if not response.choices:
-            raise AgentError("bad_reply", "model endpoint returned no choices")
-        choice = response.choices[0]
-        text = choice.message.content or ""
-        usage = None
-        if response.usage is not None:
-            usage = Usage(prompt_tokens=response.usage.prompt_tokens or 0,
-                          completion_tokens=response.usage.completion_tokens or 0)
-        return LLMText(text, usage, truncated=getattr(choice, "finish_reason", None) == "length")
+        return reply
 
     def llm_caller(messages: list[Message]) -> str:
         left = time_left()
@@ -217,8 +218,41 @@ def openai_caller(
             unregister()
 
     llm_caller.model = model  # type: ignore[attr-defined]
-    llm_caller.settings = {"timeout": timeout, "max_retries": max_retries, **options}  # type: ignore[attr-defined]
+    llm_caller.settings = {"timeout": timeout, "max_retries": max_retries, "stream": stream, **options}  # type: ignore[attr-defined]
     return llm_caller
+
+
+def _usage(raw: Any) -> Usage | None:
+    if raw is None:
+        return None
+    return Usage(prompt_tokens=raw.prompt_tokens or 0, completion_tokens=raw.completion_tokens or 0)
+
+
+def _read(response: Any) -> LLMText:
+    if not response.choices:
+        raise AgentError("bad_reply", "model endpoint returned no choices")
+    choice = response.choices[0]
+    return LLMText(choice.message.content or "", _usage(response.usage),
+                   truncated=getattr(choice, "finish_reason", None) == "length")
+
+
+async def _streamed(client: Any, model: str, messages: list[Message], left: float,
+                    sent: dict[str, Any]) -> LLMText:
+    """One streamed request, read to its end; leaving it early (cancelled) closes it."""
+    parts: list[str] = []
+    finish: str | None = None
+    usage = None
+    chunks = await client.chat.completions.create(model=model, messages=messages, timeout=left, stream=True,
+                                                  stream_options={"include_usage": True}, **sent)
+    async with chunks:
+        async for chunk in chunks:
+            if chunk.usage is not None:
+                usage = _usage(chunk.usage)
+            for choice in chunk.choices:
+                if choice.index == 0:
+                    parts.append(choice.delta.content or "")
+                    finish = choice.finish_reason or finish
+    return LLMText("".join(parts), usage, truncated=finish == "length")
 
 
 def _tries(attempts: int) -> str:
