@@ -7,6 +7,12 @@ and recorded in the arena's call record."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -178,6 +184,21 @@ def test_a_60_s_turn_gives_the_model_60_s(launch) -> None:
     assert default < budget <= 60
 
 
+def test_streamed_call_reads_the_reply_and_is_cancelled_at_the_deadline() -> None:
+    with model_server(Step(text="It grows in every garden", finish="length"), Step(slow=60)) as server:
+        call = caller(server, stream=True)
+        with turn(10):
+            reply = call(MESSAGES)
+        assert reply == "It grows in every garden" and reply.truncated is True
+        assert reply.usage is not None and reply.usage.completion_tokens == 5  # from the last chunk
+        # the slow reply has begun streaming; the turn ends: the stream is closed
+        with turn(1.0), pytest.raises(AgentError) as err:
+            call(MESSAGES)
+        assert err.value.kind == "timeout"
+        assert server.settled.wait(15) and server.disconnected == 1 and server.running == 0
+    assert all(r["stream"] is True for r in server.requests)
+
+
 # -- truncation ------------------------------------------------------------------------------------
 def test_truncated_vote_is_flagged_and_asked_again() -> None:
     with model_server(Step(text="P2 said nothing useful, and P3 seems to", finish="length"),
@@ -228,3 +249,63 @@ def test_truncation_is_recorded_in_the_call_record(launch) -> None:
         _, record = asyncio.run(call_agent(local, Request("P1", vote())))
         assert "truncated" not in record.data
     assert len(server.requests) == 5
+
+
+# -- llama-cpp-python's own OpenAI-compatible server, on the embedded GGUF -------------------------
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """`python -m llama_cpp.server` (the `server` extra) serving SmolLM2 on a free loopback port,
+    one request at a time; yields its /v1 URL and its log file."""
+    pytest.importorskip("llama_cpp.server")
+    from sdk.callers.local import GGUF_FILE, model_dir
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-u", "-m", "llama_cpp.server",
+                                 "--model", str(model_dir() / GGUF_FILE), "--host", "127.0.0.1",
+                                 "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"],
+                                stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(240):
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/models", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("llama_cpp.server did not start in 120 s")
+        yield url, log
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+@pytest.mark.model
+def test_llama_cpp_server_reply_truncation_and_cancellation(llama_server: tuple[str, Path]) -> None:
+    url, log = llama_server
+    short = openai_caller("smollm2", base_url=url, api_key="k", max_tokens=4, temperature=0.0)
+    with turn(60):
+        reply = short(MESSAGES)
+    assert reply.truncated is True  # 4 tokens: cut by max_tokens, finish_reason "length"
+    assert reply.usage is not None and reply.usage.completion_tokens == 4
+
+    # a long generation in a 1 s turn: the call ends with the turn, and the server stops it
+    long = openai_caller("smollm2", base_url=url, api_key="k", max_tokens=1500, temperature=0.0, stream=True)
+    count = [{"role": "user", "content": "Count from 1 to 1000, one number per line."}]
+    with turn(1.0), pytest.raises(AgentError) as err:
+        long(count)
+    assert err.value.kind == "timeout"
+    for _ in range(60):  # the server says so in its log once it sees the connection closed
+        if "Disconnected from client" in log.read_text():
+            break
+        time.sleep(0.5)
+    assert "Disconnected from client" in log.read_text()
+    with turn(60):  # and its one slot serves the next request
+        assert short(MESSAGES).truncated is True
