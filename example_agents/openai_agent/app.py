@@ -24,6 +24,7 @@ llm_caller = openai_caller(
     stop=None,  # stop sequences, e.g. ["\n\n"]
     timeout=120,  # seconds a call may take at most, retries included (the turn may end it sooner)
     max_retries=4,  # extra attempts after a 429 (its Retry-After honoured), a 5xx or a dropped connection
+    stream=False,  # True for llama-cpp-python's server: it stops a cancelled request only when streaming
 )
 agent = LLMAgent(llm_caller, name="openai-agent")
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set
