@@ -7,12 +7,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .observation import Observation
-from .usage import Usage, notes_of, usage_of
+from .usage import Usage, notes_of, truncated_of, usage_of
 
 # Local agents run here when called from async code. Larger than asyncio's default
 # (min(32, cores + 4)) so that many concurrent matches with slow local agents do not
 # queue behind each other; a hung agent holds one thread until it returns.
 LOCAL_AGENT_THREADS = ThreadPoolExecutor(max_workers=128, thread_name_prefix="agent")
+
+
+def reply_meta(text: object) -> dict:
+    """What rides on a reply's text besides usage: private notes, and `truncated` (a model
+    reply of the turn stopped at its token limit), each only when present."""
+    meta: dict = {}
+    notes = notes_of(text)
+    if notes:
+        meta["notes"] = notes
+    if truncated_of(text):
+        meta["truncated"] = True
+    return meta
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,7 @@ class Agent:
     def act(self, obs: Observation) -> Reply:
         """Dispatch on `obs.verb`; the runner calls this."""
         text = getattr(self, obs.verb)(obs)
-        notes = notes_of(text)
-        return Reply(text=text, usage=usage_of(text), meta={"notes": notes} if notes else {})
+        return Reply(text=text, usage=usage_of(text), meta=reply_meta(text))
 
     async def aact(self, obs: Observation) -> Reply:
         """Async form used by the runner. Local agents run in a worker thread;

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 
-from .agent import Agent, Reply
-from .deadline import turn
+from .agent import LOCAL_AGENT_THREADS, Agent, Reply
+from .deadline import Turn, turn
 from .errors import AgentError
 from .observation import Observation
 from .parsing import parse_choice
-from .prompts import REASK_TEMPLATE, VERB_TEMPLATES, Message, render_fields, system_prompt, user_content
-from .usage import LLMText, Usage, usage_of
+from .prompts import (
+    REASK_TEMPLATE,
+    SHORTER_TEMPLATES,
+    VERB_TEMPLATES,
+    Message,
+    render_fields,
+    system_prompt,
+    user_content,
+)
+from .usage import LLMText, Usage, truncated_of, usage_of
 
 LLMCaller = Callable[[list[Message]], str]
 _LABEL = re.compile(r"^\s*(?:statement|my statement|answer|reply|发言)\s*[:：]\s*", re.IGNORECASE)
@@ -34,6 +43,10 @@ class LLMAgent(Agent):
     Votes are parsed into a valid option; when the reply names none, the model is
     re-asked once with a corrective message. A reply that still cannot be read is
     returned as it is, so the arena records it as unparseable (never silently repaired).
+    A reply the caller flags as cut at its token limit (`LLMText.truncated`) is asked
+    again once with a shorter-answer instruction, unless what the verb needs came before
+    the cut (a statement's first line); the turn's reply keeps the flag, so the arena
+    records it.
 
     `vision=True` declares (in `info`) that the model reads images: the arena then sends the
     observation's pictures as data URLs and the user message becomes OpenAI-style content
@@ -94,22 +107,54 @@ class LLMAgent(Agent):
                              agent=self.name)
         return reply
 
-    def act(self, obs: Observation) -> Reply:
+    def act(self, obs: Observation, current: Turn | None = None) -> Reply:
         # the turn's time limit, for a caller that can stop early (the embedded model does)
-        with turn(obs.limits.seconds):
+        with turn(current or obs.limits.seconds):
             return super().act(obs)
+
+    async def aact(self, obs: Observation) -> Reply:
+        # The turn starts when the arena calls, and when the arena cancels this await (time
+        # is up, or the match stopped) the turn is marked abandoned, so a caller stops its
+        # model request instead of leaving it queued on the model server.
+        current = Turn(obs.limits.seconds)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(LOCAL_AGENT_THREADS, self.act, obs, current)
+        except asyncio.CancelledError:
+            current.abandon.set()
+            raise
+
+    def _shorter(self, obs: Observation, messages: list[Message], reply: str) -> str:
+        """Ask once more after a reply cut at the token limit, with a shorter-answer
+        instruction; the returned text carries both calls' usage and the truncated flag.
+        When the second call fails, the cut reply stands (it is all there is)."""
+        kind = "vote" if obs.options else obs.verb
+        ask = SHORTER_TEMPLATES[kind].format(**render_fields(obs))
+        try:
+            second = self._call([*messages, {"role": "assistant", "content": reply},
+                                 {"role": "user", "content": ask}])
+        except AgentError:
+            return reply
+        return LLMText(second, _sum_usage(reply, second), truncated=True)
 
     # -- verbs -----------------------------------------------------------
     def speak(self, obs: Observation) -> str:
-        reply = self._call(self.build_messages(obs))
-        return LLMText(first_statement(reply), usage_of(reply))
+        messages = self.build_messages(obs)
+        reply = self._call(messages)
+        # the statement is the first line: a cut matters only when it fell inside that line
+        if truncated_of(reply) and "\n" not in reply.strip():
+            reply = self._shorter(obs, messages, reply)
+        return LLMText(first_statement(reply), usage_of(reply), truncated=truncated_of(reply))
 
     def answer(self, obs: Observation) -> str:
-        reply = self._call(self.build_messages(obs))
+        messages = self.build_messages(obs)
+        reply = self._call(messages)
+        if truncated_of(reply):
+            reply = self._shorter(obs, messages, reply)
         if not obs.options:
             return reply
         choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
-        return LLMText(choice.as_text(), usage_of(reply)) if choice.ok else reply
+        return LLMText(choice.as_text(), usage_of(reply), truncated=truncated_of(reply)) if choice.ok else reply
 
     def vote(self, obs: Observation) -> str:
         return self._vote(obs, keep_reasoning=False)
@@ -123,18 +168,29 @@ class LLMAgent(Agent):
     def _vote(self, obs: Observation, keep_reasoning: bool) -> str:
         messages = self.build_messages(obs)
         reply = self._call(messages)
+        cut = truncated_of(reply)
+        if cut:  # a cut reply's choice cannot be trusted (a team cut after one name): ask again
+            reply = self._shorter(obs, messages, reply)
         usage: Usage | None = usage_of(reply)
         choice = parse_choice(reply, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
         if choice.ok and keep_reasoning:
-            return LLMText(reply, usage)
-        if not choice.ok:
+            return LLMText(reply, usage, truncated=cut)
+        if not choice.ok and not cut:  # one re-ask per turn: the cut reply's has been made
             fields = render_fields(obs)
             reask = REASK_TEMPLATE.format(reason=choice.reason, **fields)
             messages = [*messages, {"role": "assistant", "content": reply},
                         {"role": "user", "content": reask}]
             second = self._call(messages)
-            usage = (usage or Usage()) + usage_of(second) if usage or usage_of(second) else None
+            usage = _sum_usage(reply, second)
+            cut = truncated_of(second)
             choice = parse_choice(second, obs.options, obs.pick, obs.allow_abstain, obs.option_texts)
             if not choice.ok:
-                return LLMText(second, usage)
-        return LLMText(choice.as_text(), usage)
+                return LLMText(second, usage, truncated=cut)
+        if not choice.ok:
+            return LLMText(reply, usage, truncated=cut)
+        return LLMText(choice.as_text(), usage, truncated=cut)
+
+
+def _sum_usage(first: str, second: str) -> Usage | None:
+    a, b = usage_of(first), usage_of(second)
+    return (a or Usage()) + b if a or b else None

@@ -35,6 +35,16 @@ REASK_TEMPLATE = (
     "{pick_hint} (its label) from: {options}."
 )
 
+# Asked once when the model's reply stopped at its token limit (finish_reason "length").
+SHORTER_TEMPLATES: dict[str, str] = {
+    "speak": ("Your reply was cut off at the length limit. Reply again with one short statement "
+              "only, at most {max_chars} characters, and nothing else."),
+    "vote": ("Your reply was cut off at the length limit before it gave a choice. Reply with "
+             "nothing but {pick_hint} (its label) from: {options}."),
+    "answer": ("Your reply was cut off at the length limit. Answer again in one or two short "
+               "sentences, nothing else."),
+}
+
 
 def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
     pick_hint = "one option" if obs.pick == 1 else f"{obs.pick} different options, comma-separated"

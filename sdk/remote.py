@@ -127,7 +127,10 @@ class RemoteAgent(Agent):
     """Arena-side proxy for a served agent.
 
     src: Space id (`owner/name`) or URL. secret: the agent's shared secret, sent with
-    every call. timeout: seconds per call unless the observation asks for less.
+    every call. timeout: seconds for a call outside a turn (`info`, the registration probe),
+    i.e. how long an agent may take to answer before it counts as unreachable; a turn
+    (`act`) lasts the observation's `limits.seconds`, whatever `timeout` says, and the
+    served agent is sent that limit, so its model call ends with the turn.
     egress: where calls may go (default: anywhere, loopback included; the arena passes
     its own policy). hf_token: a Hugging Face token for a private Space, sent only to
     this agent and only when given (never taken from the environment).
@@ -181,7 +184,8 @@ class RemoteAgent(Agent):
         return f"{self.url}gradio_api/run/{endpoint}"
 
     def _deadline(self, obs: Observation | None) -> float:
-        return min(self.timeout, obs.limits.seconds) if obs is not None else self.timeout
+        # a turn's own limit, never shortened: the served agent plans its model call on it
+        return obs.limits.seconds if obs is not None else self.timeout
 
     def _decode(self, status: int, body: bytes) -> Any:
         if status != 200:
@@ -205,8 +209,14 @@ class RemoteAgent(Agent):
                 parsed = Usage.model_validate(usage)
             except ValueError:
                 parsed = None
-        notes = value.get("notes") if isinstance(value, dict) else None
-        return Reply(text=text, usage=parsed, meta={"notes": notes} if isinstance(notes, dict) and notes else {})
+        meta: dict[str, Any] = {}
+        if isinstance(value, dict):
+            notes = value.get("notes")
+            if isinstance(notes, dict) and notes:
+                meta["notes"] = notes
+            if value.get("truncated") is True:
+                meta["truncated"] = True
+        return Reply(text=text, usage=parsed, meta=meta)
 
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:
         ends = time.monotonic() + deadline

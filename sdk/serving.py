@@ -2,7 +2,9 @@
 
 Endpoints (all `queue=False`, no concurrency limit, so concurrent matches never wait
 for each other): `info`, `speak`, `vote`, `answer` (observation JSON -> text) and
-`act` (observation JSON -> {"text", "usage"}), which `RemoteAgent` uses. Every
+`act` (observation JSON -> {"text", "usage"}), which `RemoteAgent` uses. The agent's turn
+lasts the observation's `limits.seconds` (the arena's limit for this call), counted from
+when the call arrives. Every
 endpoint takes the shared secret as its second argument.
 """
 
@@ -102,13 +104,16 @@ def serve(agent: Agent, secret: str | None = None, title: str | None = None) -> 
         return endpoint
 
     def act(observation: dict, secret: str = "") -> dict:
-        """Any verb (from observation.verb): returns {'text', 'usage'} (and 'notes', private ones)."""
+        """Any verb (from observation.verb): returns {'text', 'usage'} (and 'notes', private ones;
+        'truncated': true when a model reply of the turn stopped at its token limit)."""
         guard(secret)
         reply = _run(agent, _validate(observation, None))
         usage = reply.usage.model_dump() if reply.usage else None
         out = {"text": reply.text, "usage": usage}
         if reply.meta.get("notes"):
             out["notes"] = reply.meta["notes"]
+        if reply.meta.get("truncated") is True:
+            out["truncated"] = True
         return out
 
     def try_it(observation_json: str, secret_text: str) -> str:

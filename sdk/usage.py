@@ -24,16 +24,21 @@ class Usage(BaseModel):
 
 
 class LLMText(str):
-    """A str that also carries the token usage of the call that produced it, and optional
-    private notes (e.g. an Avalon agent's chosen intentions and its private THINK)."""
+    """A str that also carries the token usage of the call that produced it, optional
+    private notes (e.g. an Avalon agent's chosen intentions and its private THINK), and
+    `truncated`: the model stopped at its token limit (`finish_reason == "length"`) in this
+    call or, on an agent's reply, in one of the calls of its turn."""
 
     usage: Usage | None
     notes: dict | None
+    truncated: bool
 
-    def __new__(cls, text: str, usage: Usage | None = None, notes: dict | None = None) -> LLMText:
+    def __new__(cls, text: str, usage: Usage | None = None, notes: dict | None = None,
+                truncated: bool = False) -> LLMText:
         obj = super().__new__(cls, text)
         obj.usage = usage
         obj.notes = notes
+        obj.truncated = truncated
         return obj
 
 
@@ -41,10 +46,14 @@ def usage_of(text: object) -> Usage | None:
     return getattr(text, "usage", None)
 
 
+def truncated_of(text: object) -> bool:
+    return getattr(text, "truncated", False) is True
+
+
 def with_notes(text: str, notes: dict) -> LLMText:
     """A reply that carries private notes: the arena records them where only this seat and
     spectators can see them (never another seat), e.g. `with_notes(speech, {"think": ...})`."""
-    return LLMText(str(text), usage_of(text), notes)
+    return LLMText(str(text), usage_of(text), notes, truncated_of(text))
 
 
 def notes_of(text: object) -> dict | None:

@@ -347,10 +347,13 @@ class ArenaAPI:
                 seated = self.arena.catalogue.resolve(spec)
             except UnknownAgent as exc:
                 raise ApiError(str(exc)) from exc
-            outcome, record = await call_agent(seated, Request(obs.you, obs))
+            # the observation's own limit, as in a match, within this arena's turn limit
+            seconds = min(obs.limits.seconds, self.config.max_turn_seconds)
+            outcome, record = await call_agent(seated, Request(obs.you, obs), seconds=seconds)
         data = record.data
         return {"agent": spec, "verb": obs.verb, "status": data["status"], "detail": data["detail"],
-                "reply": data["reply"], "read_as": outcome.text, "latency_ms": data["latency_ms"]}
+                "reply": data["reply"], "read_as": outcome.text, "latency_ms": data["latency_ms"],
+                "seconds": seconds, "truncated": data.get("truncated", False)}
 
     # -- question suites ---------------------------------------------------------------
     async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",

@@ -28,7 +28,8 @@ class ArenaConfig(BaseModel):
     max_matches_total: int = 16
     max_matches_per_visitor: int = 2
     human_seconds: float = 180.0
-    remote_timeout: float = 10.0
+    remote_timeout: float = Field(default=10.0, gt=0, description="seconds an agent has to answer a call outside "
+                                  "a turn (info, the secret probe); a turn lasts its game's limit")
     max_turn_seconds: float = Field(default=120.0, gt=0, description="the largest per-turn time a match may ask for")
     max_match_seconds: float = Field(default=1800.0, gt=0, description="a match still running after this ends "
                                                                        "as 'aborted'")

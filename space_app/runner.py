@@ -4,7 +4,8 @@ Simultaneous requests are called concurrently; each call's time limit is enforce
 by cancelling the await (a hung agent never holds the match); replies are bounded;
 timeouts, AgentErrors and unreadable votes become the rule's outcome through
 `Outcome.status`. Every call is recorded as a spectator-only `call` event with its
-latency, tokens and outcome. An agent that declared `vision` is sent its observation's
+latency, tokens, outcome and, when the agent says so, `truncated` (a model reply stopped at
+its token limit). An agent that declared `vision` is sent its observation's
 pictures as data URLs (`images.inline_images`); the game and its events keep the
 references. Many matches run concurrently on one event loop.
 """
@@ -96,11 +97,13 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
     raw: Any = None
     usage = None
     notes: dict[str, Any] | None = None
+    truncated = False
     status, detail = "ok", ""
     try:
         reply = await asyncio.wait_for(agent.aact(obs), timeout=limit)
         raw, usage = reply.text, reply.usage
         notes = bounded_notes((reply.meta or {}).get("notes"))
+        truncated = (reply.meta or {}).get("truncated") is True
         if not isinstance(raw, str):
             status, detail = "error", f"bad_reply: reply is {type(raw).__name__}, not text"
     except TimeoutError:
@@ -128,6 +131,8 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
         data["given"] = text  # the record's reply is cut: keep what the game got, for `verify`
     if notes is not None and status == "ok":
         data["notes"] = notes
+    if truncated:
+        data["truncated"] = True  # a model reply of the turn stopped at its token limit
     if seconds is not None:
         data["seconds"] = seconds  # the seat's own limit, for `verify` to hand the game again
     record = Event(

@@ -12,10 +12,19 @@ import os
 from sdk import LLMAgent, openai_caller, serve
 
 # Your agent is this one function: chat messages in, reply text out. Swap in any model.
+# A call never outlasts the arena's turn (10 s a turn in Who is the Spy, 30 s in Avalon,
+# 60 s in the murder mystery): retries and waits included, it ends when the turn does.
 llm_caller = openai_caller(
     model=os.environ.get("MODEL", "gpt-4o-mini"),
     base_url=os.environ.get("OPENAI_BASE_URL") or None,
     api_key=os.environ.get("OPENAI_API_KEY"),
+    max_tokens=512,  # a reply cut at this limit is flagged and asked again once, shorter
+    temperature=0.7,
+    top_p=None,  # None: the endpoint's default
+    stop=None,  # stop sequences, e.g. ["\n\n"]
+    timeout=120,  # seconds a call may take at most, retries included (the turn may end it sooner)
+    max_retries=4,  # extra attempts after a 429 (its Retry-After honoured), a 5xx or a dropped connection
+    stream=False,  # True for llama-cpp-python's server: it stops a cancelled request only when streaming
 )
 agent = LLMAgent(llm_caller, name="openai-agent")
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set

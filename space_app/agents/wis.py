@@ -105,8 +105,9 @@ class WiSAgent(Agent):
     """Arena-side proxy for an agent served with the WiS protocol (spy only).
 
     base_url: the server's base URL (the routes are `{base_url}/agent/...`), or a
-    Space id. timeout: seconds for one `speak`/`vote` (all its POSTs together),
-    capped by the observation's own limit. transport: an httpx transport (tests).
+    Space id. timeout: seconds for calls outside a turn (`info`, `finish`); one
+    `speak`/`vote` (all its POSTs together) lasts the observation's own limit, which
+    `timeout` never shortens. transport: an httpx transport (tests).
     """
 
     description = "An agent speaking the original WiS platform's HTTP protocol."
@@ -237,7 +238,7 @@ class WiSAgent(Agent):
     def _turn(self, obs: Observation, interact: dict[str, Any]) -> str:
         if obs.game != "spy":
             raise AgentError("refused", f"a WiS agent only plays spy, not {obs.game}", agent=self.name)
-        deadline = time.monotonic() + min(self.timeout, obs.limits.seconds)
+        deadline = time.monotonic() + obs.limits.seconds  # the turn's own limit, never shortened
         state = self._state(obs.match_id, obs.you)
         if not state.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             raise AgentError("timeout", "the previous call for this seat is still running",
