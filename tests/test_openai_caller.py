@@ -25,7 +25,7 @@ from sdk.callers.openai_compat import retry_after
 from sdk.deadline import turn
 from space_app.agents.catalogue import AgentCatalogue
 from space_app.config import ArenaConfig
-from space_app.games.base import Request
+from space_app.core.game import Request
 from space_app.runner import call_agent
 
 MESSAGES = [{"role": "user", "content": "Say something."}]
