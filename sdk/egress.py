@@ -8,6 +8,10 @@ probes). It exists because the arena calls URLs that strangers choose:
   address actually connected to: the name is resolved once, every address checked,
   and the request goes to that address with the original Host header and TLS server
   name, so a name that resolves elsewhere a second later (DNS rebinding) gains nothing;
+- an IPv6 address that carries an IPv4 address (IPv4-mapped, IPv4-compatible,
+  IPv4-translated, NAT64, 6to4, Teredo) is judged by the IPv4 address(es) it carries,
+  since a gateway, a tunnel or the dual-stack socket takes the request there
+  (`embedded_ipv4`);
 - redirects are never followed (`redirect_error`);
 - a reply is read up to a byte cap *after* decompression (`BoundedBody`), so a small
   compressed reply cannot inflate into gigabytes.
@@ -46,16 +50,96 @@ def system_resolver(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-def _plain(address: IPAddress) -> IPAddress:
-    # ::ffff:127.0.0.1 is 127.0.0.1: judge the IPv4 address it carries
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
+# IPv6 forms that carry an IPv4 address. "Direct" forms stand for the IPv4 host itself
+# (a dual-stack socket or a NAT64 gateway connects to it); tunnels (6to4, Teredo) send the
+# packet through a relay to the IPv4 address they carry.
+IPV4_MAPPED = ipaddress.ip_network("::ffff:0:0/96")  # RFC 4291
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # RFC 2765 (SIIT)
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # RFC 4291, deprecated; :: and ::1 excluded
+NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052
+NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215
+SIX_TO_FOUR = ipaddress.ip_network("2002::/16")  # RFC 3056
+TEREDO = ipaddress.ip_network("2001::/32")  # RFC 4380
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """The IPv4 address(es) an IPv6 address carries, and how it carries them."""
+
+    form: str  # e.g. "NAT64 form", "6to4 form", "Teredo"
+    ipv4: tuple[ipaddress.IPv4Address, ...]  # Teredo carries two: its server and its client
+    direct: bool  # the IPv6 address stands for the IPv4 host itself (not a tunnel to it)
+
+    def describe(self) -> str:
+        if self.form == "Teredo":
+            server, client = self.ipv4
+            return f"Teredo: server {server}, client {client}"
+        if not self.ipv4:
+            return self.form
+        return f"{self.form} of {self.ipv4[0]}"
+
+
+def _low32(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
+    return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+
+
+def embedded_ipv4(address: IPAddress) -> Embedded | None:
+    """The IPv4 address an IPv6 address carries, or None (for an IPv4 address, or an
+    IPv6 address that carries none)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address in IPV4_MAPPED:
+        return Embedded("IPv4-mapped form", (_low32(address),), direct=True)
+    if address in IPV4_TRANSLATED:
+        return Embedded("IPv4-translated form", (_low32(address),), direct=True)
+    if address in IPV4_COMPATIBLE and int(address) > 1:  # :: and ::1 are themselves
+        return Embedded("IPv4-compatible form", (_low32(address),), direct=True)
+    if address in NAT64_WELL_KNOWN:
+        return Embedded("NAT64 form", (_low32(address),), direct=True)
+    if address in NAT64_LOCAL_USE:
+        # where the IPv4 address sits depends on the operator's prefix length (/48 to /96),
+        # which the arena cannot know: nothing is read off it, and it is never public
+        return Embedded("NAT64 local-use prefix 64:ff9b:1::/48", (), direct=False)
+    if address in SIX_TO_FOUR:
+        return Embedded("6to4 form", (ipaddress.IPv4Address((int(address) >> 80) & 0xFFFFFFFF),),
+                        direct=False)
+    if address in TEREDO:
+        # RFC 4380: the server is bits 32..63, the client the last 32 bits inverted
+        server = ipaddress.IPv4Address((int(address) >> 64) & 0xFFFFFFFF)
+        client = ipaddress.IPv4Address(~int(address) & 0xFFFFFFFF)
+        return Embedded("Teredo", (server, client), direct=False)
+    return None
+
+
+def describe(address: IPAddress) -> str:
+    """The address as a refusal names it, with the IPv4 address it carries, if any."""
+    embedded = embedded_ipv4(address)
+    return f"{address} ({embedded.describe()})" if embedded is not None else str(address)
+
+
+def _own_standing(address: IPAddress) -> bool:
+    # reserved IPv6 space (outside 2000::/3 and the special blocks) is not global either,
+    # though Python's `is_global` lets some of it through
+    reserved = isinstance(address, ipaddress.IPv6Address) and address.is_reserved
+    return address.is_global and not address.is_multicast and not reserved
 
 
 def is_public(address: IPAddress) -> bool:
-    address = _plain(address)
-    return address.is_global and not address.is_multicast
+    """Whether the arena may call `address` on a public Space. An IPv6 form that carries
+    an IPv4 address is public only if every IPv4 address it carries is: a NAT64 form of a
+    public address is allowed (DNS64 networks give that form for every IPv4-only host, and
+    the gateway takes the request to that same public address), NAT64 local-use prefixes
+    are refused (their layout is unknown), and Teredo is refused whatever it carries (a
+    tunnel to a client behind a NAT, never an agent server's address)."""
+    embedded = embedded_ipv4(address)
+    if embedded is None:
+        return _own_standing(address)
+    if not embedded.ipv4 or embedded.form == "Teredo":
+        return False
+    if not all(_own_standing(v4) for v4 in embedded.ipv4):
+        return False
+    # a tunnel's IPv6 address must be public in its own right too
+    return embedded.direct or _own_standing(address)
 
 
 @dataclass(frozen=True)
@@ -90,8 +174,11 @@ class EgressPolicy:
     def address_allowed(self, address: IPAddress) -> bool:
         if self.allow_private or is_public(address):
             return True
-        plain = _plain(address)
-        return any(plain in net for net in self.allowed_networks if net.version == plain.version)
+        # an operator-allowed IPv4 network also allows the direct IPv6 forms of its addresses
+        embedded = embedded_ipv4(address)
+        candidates = [address, *(embedded.ipv4 if embedded is not None and embedded.direct else ())]
+        return any(candidate in net for candidate in candidates
+                   for net in self.allowed_networks if net.version == candidate.version)
 
     def check_url(self, url: str) -> None:
         """Refuse what no mode allows: other schemes, credentials in the URL, no host."""
@@ -122,7 +209,8 @@ class EgressPolicy:
             literal = None
         if literal is not None:
             if not self.address_allowed(literal):
-                raise EgressRefused(f"{host} is a non-public address; such agents are not called here")
+                raise EgressRefused(f"{describe(literal)} is a non-public address; "
+                                    "such agents are not called here")
             return Target(url, None, None)
         address = self._resolve_checked(host, port)
         shown = f"[{address}]" if ":" in address else address
@@ -146,7 +234,7 @@ class EgressPolicy:
         # one non-public answer refuses the name: the connection could go to any of them
         for address in addresses:
             if not self.address_allowed(address):
-                raise EgressRefused(f"{host} resolves to a non-public address ({address}); "
+                raise EgressRefused(f"{host} resolves to a non-public address ({describe(address)}); "
                                     "such agents are not called here")
         chosen = str(addresses[0])
         if self.cache_seconds > 0:
@@ -255,5 +343,5 @@ class BoundedBody:
 
 
 __all__ = ["ACCEPT_ENCODING", "REDIRECT_STATUS", "BoundedBody", "EgressPolicy", "EgressRefused",
-           "Target", "is_public", "pinned", "raw_chunks", "read_bounded", "redirect_error",
-           "system_resolver"]
+           "Embedded", "Target", "describe", "embedded_ipv4", "is_public", "pinned", "raw_chunks",
+           "read_bounded", "redirect_error", "system_resolver"]

@@ -108,7 +108,7 @@ def _error_from_response(status: int, body: bytes, agent: str) -> AgentError:
     message = ""
     try:
         message = str(json.loads(body).get("error") or "")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         message = body[:200].decode("utf-8", "replace")
     if status in (401, 403):
         return AgentError("refused", f"HTTP {status}: {message or 'not allowed'}", agent=agent)
@@ -192,9 +192,19 @@ class RemoteAgent(Agent):
             raise _error_from_response(status, body, self.name)
         try:
             data = json.loads(body)["data"]
-            return data[0]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except RecursionError as exc:
+            # JSON nested past the parser's depth is the reply's shape, not a failure of the
+            # agent's code: it is refused as a bad reply, like any other unreadable one
+            raise AgentError("bad_reply", f"reply nested too deeply to read ({len(body)} bytes starting "
+                             f"{body[:40]!r})", agent=self.name) from exc
+        except (ValueError, KeyError, TypeError) as exc:
             raise AgentError("bad_reply", f"unreadable response: {body[:120]!r}", agent=self.name) from exc
+        if isinstance(data, str):
+            return data  # a bare string is the reply itself, not a list whose first item is a letter
+        if isinstance(data, list) and data:
+            return data[0]
+        raise AgentError("bad_reply", f"unreadable response (no reply in its `data`): {body[:120]!r}",
+                         agent=self.name)
 
     def _to_reply(self, value: Any) -> Reply:
         if isinstance(value, dict) and "text" in value:

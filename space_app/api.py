@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import threading
 import time
 from collections import Counter
@@ -60,10 +61,27 @@ MAX_SPEC = 300  # characters of one seat's agent spec
 MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
 MAX_DEPTH = 8  # nesting of the settings (word pairs need 3)
 SEED_LIMIT = 2**63  # a seed is stored as a signed 64-bit integer
+_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")  # ASCII digits only: int() also reads '²' and '٣'
 
 
 class ApiError(ValueError):
     """A request the arena refuses, with the reason."""
+
+
+def whole_number(value: Any, name: str, low: int, high: int) -> int:
+    """A numeric parameter as given by any client (a number or its text), kept within
+    low..high; anything else is refused naming the parameter and what it accepts."""
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        number = int(value.strip())
+    if number is None:
+        shown = repr(value)[:40] if isinstance(value, str) else type(value).__name__
+        raise ApiError(f"{name} must be a whole number from {low} to {high}, not {shown}")
+    return max(low, min(number, high))
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -312,12 +330,13 @@ class ArenaAPI:
         return match
 
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
-                     limit: int = 50) -> list[dict[str, Any]]:
+                     limit: int | str = 50) -> list[dict[str, Any]]:
+        count = whole_number(limit, "limit", 1, MAX_LIST)
         since = time.time() - since_days * 86400 if since_days and since_days > 0 else None
         agent = agent.strip()
         rows = self.store.list_matches(game=game or None, agent_ids=self.agent_ids(agent) if agent else (),
                                        agent_name=agent or None, status=status or None,
-                                       since=since, limit=max(1, min(int(limit), MAX_LIST)))
+                                       since=since, limit=count)
         out = []
         for m in rows:
             result = m.get("result") or {}

@@ -30,6 +30,7 @@ from .images import game_resolver, inline_images
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
 MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
+MAX_TOKENS = 10**9  # a reported token count is the agent's word: stored within 0..MAX_TOKENS
 EventSink = Callable[[list[tuple[int, Event]]], None]  # new events, with their seq
 
 
@@ -66,9 +67,23 @@ def bounded_notes(notes: Any) -> dict[str, Any] | None:
         return None
     try:
         text = json.dumps(notes, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # nested past the encoder's depth: dropped, like too long
         return None
     return json.loads(text) if len(text) <= MAX_NOTES else None
+
+
+def bounded_tokens(reported: Any) -> tuple[int | None, str | None]:
+    """A reported token count as stored, and what was reported when it had to be changed.
+    Counts are summed into leaderboards and SQLite integers (at most 2^63 - 1), so 10^30 or a
+    negative count is clamped to 0..MAX_TOKENS and the call record says so."""
+    if reported is None:
+        return None, None
+    if not isinstance(reported, int) or isinstance(reported, bool):
+        return None, f"not a whole number ({type(reported).__name__})"
+    if 0 <= reported <= MAX_TOKENS:
+        return reported, None
+    shown = str(reported) if reported.bit_length() <= 256 else f"a {reported.bit_length()}-bit number"
+    return min(max(reported, 0), MAX_TOKENS), shown[:80]
 
 
 def sees_images(agent: Agent) -> bool:
@@ -119,16 +134,22 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
     if status == "ok":
         assert isinstance(raw, str)
         text, status, detail = outcome_text(raw, obs)
+    prompt_tokens, prompt_reported = bounded_tokens(usage.prompt_tokens if usage else None)
+    completion_tokens, completion_reported = bounded_tokens(usage.completion_tokens if usage else None)
     data: dict[str, Any] = {
         "verb": obs.verb, "phase": obs.phase, "status": status, "detail": detail,
         "latency_ms": round(latency_ms, 2),
-        "prompt_tokens": usage.prompt_tokens if usage else None,
-        "completion_tokens": usage.completion_tokens if usage else None,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
         "reply": raw[:MAX_RECORDED_REPLY] if isinstance(raw, str) else None,
         "parsed": text if obs.verb != "speak" else None,
     }
     if isinstance(raw, str) and len(raw) > MAX_RECORDED_REPLY and text is not None:
         data["given"] = text  # the record's reply is cut: keep what the game got, for `verify`
+    clamped = {key: shown for key, shown in (("prompt_tokens", prompt_reported),
+                                              ("completion_tokens", completion_reported)) if shown}
+    if clamped:
+        data["tokens_clamped"] = clamped  # what the agent reported, beside the bounded counts above
     if notes is not None and status == "ok":
         data["notes"] = notes
     if truncated:

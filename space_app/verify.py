@@ -140,6 +140,9 @@ def verify_match(match: dict[str, Any]) -> Verification:
     note = spec.replay_note(match) if spec.replay_note else None
     if note:
         return Verification(match_id, game_id, "skipped", f"cannot be replayed: {note}")
+    if match.get("status") in ("aborted", "error") and not match.get("events"):
+        # stopped (e.g. a kill -9) before its first event was written: nothing to replay, nothing wrong
+        return Verification(match_id, game_id, "skipped", f"{match.get('status')}, empty")
     recorded = str(match.get("rules") or "")
     try:
         replay(match)

@@ -9,6 +9,9 @@ chosen by the first part of the path (so one server plays every attack):
     /named/...      an agent whose `info` name and description carry bidi and control
                     characters, and whose statements carry terminal escape codes
     /badinfo/...    an agent whose `info` lists its games as a string, not a list
+    /flat/...       an agent whose `act` reply is `{"data": "<text>"}` (a string, not a list)
+    /deep/...       an agent whose `act` reply is JSON nested 20,000 levels deep (~40 kB)
+    /tokens/...     an agent that reports 10^30 prompt tokens and -7 completion tokens
 
 Every request (path, headers, body) is recorded, so a test can assert what was sent where.
 """
@@ -123,7 +126,14 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 self._send(200, gzip_bomb(), {"Content-Encoding": "gzip"})
             elif head == "brotli":
                 self._send(200, b"\x0b\x02\x80hello\x03", {"Content-Encoding": "br"})
-            elif head in ("agent", "named", "badinfo"):
+            elif head in ("agent", "named", "badinfo", "tokens"):
+                self._send(200, json.dumps({"data": [_agent_reply(seen, head)]}).encode())
+            elif head in ("flat", "deep") and not self.path.rstrip("/").endswith("/info"):
+                reply = _agent_reply(seen, head)["text"]
+                body = json.dumps({"data": reply}) if head == "flat" else (
+                    '{"data": [' + "[" * DEEP + "]" * DEEP + "]}")
+                self._send(200, body.encode())
+            elif head in ("flat", "deep"):
                 self._send(200, json.dumps({"data": [_agent_reply(seen, head)]}).encode())
             else:  # the internal service: what an attacker would love to read back
                 self._send(200, b'{"data": ["INTERNAL-ONLY: db password hunter2"], '
@@ -132,6 +142,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+DEEP = 20_000  # nesting of the /deep/ reply: far past the JSON parser's recursion limit
 NASTY_NAME = "\u202egnp.exe\x1b[31m evil\u200b\x07"
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[31m"
 
@@ -148,11 +159,12 @@ def _agent_reply(seen: Seen, mode: str) -> Any:
     payload = seen.json() or {}
     obs = (payload.get("data") or [{}])[0] or {}
     options = obs.get("options") or []
+    extra = {"usage": {"prompt_tokens": 10**30, "completion_tokens": -7}} if mode == "tokens" else {}
     if obs.get("verb") == "vote" and options:
-        return {"text": options[0]}
+        return {"text": options[0], **extra}
     escapes = ESCAPES if mode == "named" else ""
     who, when = obs.get("you", "someone"), obs.get("round")
-    return {"text": f"{escapes}{who} says it is often found in a kitchen round {when}"}
+    return {"text": f"{escapes}{who} says it is often found in a kitchen round {when}", **extra}
 
 
 class _QuietServer(ThreadingHTTPServer):

@@ -188,6 +188,18 @@ def test_get_match_unknown_or_garbage_is_not_found(arena):
             call(client, "/get_match", match_id=bad)
 
 
+def test_list_matches_refuses_a_limit_that_is_not_a_number_naming_it(arena):
+    client = client_for(arena())
+    call(client, "/run_match", game="spy", seats=["house:random"] * 6, seed=1, settings=PAIR)
+    for bad, shown in (("abc", "'abc'"), ("2.5", "'2.5'"), ([3], "list"), ({"n": 1}, "dict")):
+        with pytest.raises(AppError) as info:
+            call(client, "/list_matches", limit=bad)
+        assert str(info.value) == f"limit must be a whole number from 1 to 500, not {shown}"
+    # numbers, as numbers or as text, are read; beyond the range they are kept within it
+    for good in (20, "20", " 7 ", 10_000, -3):
+        assert len(call(client, "/list_matches", limit=good)) == 1
+
+
 # -- registration refusals -------------------------------------------------------------
 def test_register_closed_port_is_refused(arena):
     client = client_for(arena())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from space_app.games.spy.rules import SpyGame, SpySettings
-from space_app.games.spy.words import WordPair, WordPairError, load_pairs
+from space_app.games.spy.words import WordPair, WordPairError, load_builtin_pairs, load_pairs
 from space_app.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,3 +114,52 @@ def test_cli_refuses_a_malformed_pairs_file_before_any_match(tmp_path):
     store = Store(str(db))
     assert store.list_matches() == []
     store.close()
+
+
+# -- invisible and control characters ------------------------------------------------------
+HIDDEN = [("\x00", "U+0000 (a control character)"),
+          ("\x1b[31m", "U+001B (a control character)"),
+          ("\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+          ("\u2066", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+          ("\u200b", "U+200B ZERO WIDTH SPACE"),
+          ("\u200d", "U+200D ZERO WIDTH JOINER")]
+
+
+@pytest.mark.parametrize(("hidden", "named"), HIDDEN)
+def test_a_pairs_file_with_a_hidden_character_is_refused_naming_the_pair_and_the_character(tmp_path, hidden,
+                                                                                         named):
+    for path in (write(tmp_path, "hidden.csv", f"civilian,spy\ntea,coffee\nmilk,cr{hidden}eam\n"),
+                 write(tmp_path, "hidden.json", json.dumps([{"civilian": "tea", "spy": "coffee"},
+                                                            {"civilian": "milk", "spy": f"cr{hidden}eam"}]))):
+        with pytest.raises(WordPairError) as caught:
+            load_pairs(path)
+        message = str(caught.value)
+        where = "row 3" if path.suffix == ".csv" else "row 2"
+        assert message.startswith(f"{path}: {where}: ") and named in message, message
+        assert f"the pair 'milk' / {f'cr{hidden}eam'!r}: the spy word contains" in message, message
+        assert hidden not in message  # the character itself is shown escaped, never raw
+
+
+@pytest.mark.parametrize(("hidden", "named"), HIDDEN)
+def test_a_visitors_word_pair_with_a_hidden_character_is_refused_before_any_match(tmp_path, hidden, named):
+    from space_app.api import ApiError, ArenaAPI
+    from space_app.config import ArenaConfig
+
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "a.db"), demo_matches=0))
+    try:
+        for settings in ({"pair": {"civilian": f"t{hidden}ea", "spy": "coffee"}},
+                         {"pairs": [{"civilian": "kettle", "spy": "teapot"},
+                                    {"civilian": f"t{hidden}ea", "spy": "coffee"}]}):
+            with pytest.raises(ApiError) as caught:
+                api.plan({"game": "spy", "seats": ["house:random"] * 6, "settings": settings}, owner="visitor")
+            message = str(caught.value)
+            assert f"the pair {f't{hidden}ea'!r} / 'coffee': the civilian word contains {named}" in message, message
+            assert hidden not in message
+        assert api.store.list_matches() == []
+    finally:
+        api.store.close()
+
+
+def test_the_built_in_pairs_have_no_hidden_characters():
+    for language in ("en", "zh"):
+        assert load_builtin_pairs(language)  # every row passed the same check while loading

@@ -6,7 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -94,6 +100,35 @@ def test_a_match_drawn_from_a_pool_not_stored_is_skipped_with_the_reason(tmp_pat
                      "--seats", "house:heuristic", "house:random"]) == 0
     code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
     assert code == 0 and "3 skipped" in out and "not stored with matches" in out
+
+
+# a process that records a match's start and is killed (-9) before its first event is written
+KILLED_BEFORE_ANY_EVENT = textwrap.dedent("""
+    import os, signal, sys
+    from space_app.games import get_game
+    from space_app.store import Store
+
+    store = Store(sys.argv[1])
+    seats = [{"seat": f"P{i}", "agent_id": "house:random"} for i in range(1, 7)]
+    store.create_match("killed-early", "spy", 11, seats, rules=str(get_game("spy").rules_version))
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_a_match_killed_before_its_first_event_is_reported_empty_not_failed(store_path, tmp_path, capsys):
+    db = copy_of(store_path, tmp_path)
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", KILLED_BEFORE_ANY_EVENT, str(db)], cwd=repo,
+                          env={**os.environ, "PYTHONPATH": str(repo)}, capture_output=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    reopened = Store(db)  # what the arena's next start does: the dead process's match is aborted
+    assert reopened.aborted_on_open == ["killed-early"]
+    assert reopened.get_match("killed-early")["events"] == []
+    reopened.close()
+    code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
+    assert code == 0, out
+    assert "killed-early (spy): skipped: aborted, empty" in out
+    assert "41 matches: 40 identical, 1 skipped" in out
 
 
 @pytest.mark.parametrize("what", ["matches", "seats", "leaderboard"])

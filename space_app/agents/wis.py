@@ -162,6 +162,9 @@ class WiSAgent(Agent):
         except ValueError as exc:
             raise AgentError("bad_reply", f"/agent/{route}: not JSON: {text[:120]!r}",
                              agent=self.name) from exc
+        except RecursionError as exc:  # the reply's shape, not the agent's code failing: a bad reply
+            raise AgentError("bad_reply", f"/agent/{route}: reply nested too deeply to read "
+                             f"({len(text)} characters starting {text[:40]!r})", agent=self.name) from exc
         if not isinstance(decoded, dict) or not isinstance(decoded.get("success"), bool):
             raise AgentError("bad_reply", f"/agent/{route}: not a {{success, result, errMsg}} "
                              f"object: {text[:120]!r}", agent=self.name)

@@ -149,7 +149,7 @@ def register_endpoints(api: ArenaAPI) -> None:
         """Recorded matches, newest first, filtered by game, agent (its id or its name) and status
         (finished, running, aborted, error). Example: ("spy", "house:heuristic", "finished", 20)."""
         return api.list_matches(game=str(game or ""), agent=str(agent or ""), status=str(status or ""),
-                                limit=int(limit or 50))
+                                limit=limit or 50)  # read (and refused with its name) by the API
 
     def leaderboard(game: str = "spy", min_games: int = 0, sources: str = "default", tag: str = "",
                     void_infra: bool = False) -> list:

@@ -41,7 +41,10 @@ def replay_note(match: dict) -> str | None:
     setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
     if setup is None:
         return None
-    drawn = WordPair.model_validate(setup["data"]["pair"])
+    try:
+        drawn = WordPair.model_validate(setup["data"]["pair"])
+    except ValueError:  # stored before this arena refused such words: never a built-in pair
+        return "its word pair is not one this arena accepts now, so it cannot be drawn again"
     if drawn not in load_builtin_pairs(settings.get("language") or "en"):
         return "its word pair was drawn from a pool given with the request, which is not stored with matches"
     return None

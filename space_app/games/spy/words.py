@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -12,6 +13,20 @@ from pydantic import BaseModel, ValidationError, field_validator, model_validato
 
 CONTENT_DIR = Path(__file__).parent / "content"
 Difficulty = Literal["easy", "medium", "hard"]
+# controls (NUL, ESC), format characters (bidi overrides, zero-width ones), line and paragraph
+# separators and lone surrogates: invisible or disruptive in a word that every seat and page shows
+_REFUSED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
+                       "Zl": "a line separator", "Zp": "a paragraph separator", "Cs": "a lone surrogate"}
+
+
+def _refused_character(word: str) -> str | None:
+    """How the first refused character of `word` is named (code point, name, kind), or None."""
+    for ch in word:
+        kind = _REFUSED_CATEGORIES.get(unicodedata.category(ch))
+        if kind is not None:
+            name = unicodedata.name(ch, "")
+            return f"U+{ord(ch):04X}{f' {name}' if name else ''} ({kind})"
+    return None
 
 
 class WordPairError(ValueError):
@@ -33,6 +48,17 @@ class WordPair(BaseModel):
         if len(v) > 40:
             raise ValueError("must be at most 40 characters")
         return v
+
+    @model_validator(mode="after")
+    def _visible(self) -> WordPair:
+        for field in ("civilian", "spy", "category"):
+            found = _refused_character(getattr(self, field))
+            if found is not None:
+                # repr() shows the character escaped, so the message itself stays inert
+                raise ValueError(f"the pair {self.civilian!r} / {self.spy!r}: the {field} "
+                                 f"{'word ' if field != 'category' else ''}contains {found}; "
+                                 "control, zero-width and bidirectional characters are not accepted")
+        return self
 
     @model_validator(mode="after")
     def _distinct(self) -> WordPair:
