@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 
 from sdk import LLMAgent, Observation
 from sdk.callers.scripted import scripted_caller
 from space_app.agents.catalogue import AgentCatalogue
+from space_app.api import ArenaAPI
 from space_app.cli import main as cli_main
+from space_app.config import ArenaConfig
 from space_app.core import get_game
 from space_app.games.spy.metrics import study_row
 from space_app.games.spy.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
@@ -158,7 +159,7 @@ def test_experiment_tables_come_from_stored_games(tmp_path, capsys):
         assert f"tag {tag};" in part
         assert all(m in part for m in row["match_ids"]) and len(row["seeds"]) == 4
     # the Leaderboard tab's report of the newest attack run: the same conditions, tags and matches
-    report = study_markdown(SimpleNamespace(store=store), get_game("spy"))
+    report = study_markdown(ArenaAPI(ArenaConfig(db=str(db), demo_matches=0), store=store), get_game("spy"))
     for tag in (t for t in tags if t.startswith("study:attack:")):
         assert markdown_text(tag) in report
         assert all(f"(?match={m})" in report for m in study_row(store.iter_matches("spy", tag=tag))["match_ids"])

@@ -105,7 +105,7 @@ def test_a_match_drawn_from_a_pool_not_stored_is_skipped_with_the_reason(tmp_pat
 # a process that records a match's start and is killed (-9) before its first event is written
 KILLED_BEFORE_ANY_EVENT = textwrap.dedent("""
     import os, signal, sys
-    from space_app.games import get_game
+    from space_app.core import get_game
     from space_app.store import Store
 
     store = Store(sys.argv[1])
