@@ -1,5 +1,9 @@
-"""Docs with parts generated from the code (column tables, message examples): rewrite them,
-or only check that they are current (tests call the check, so a page cannot drift)."""
+"""Docs with parts generated from the code (column tables, message examples, the module table):
+rewrite them, or only check that they are current (tests call the check, so a page cannot drift).
+
+    python -m space_app.generated_docs            # refresh every generated page
+    python -m space_app.generated_docs --check    # exit 1 if any is out of date
+"""
 
 from __future__ import annotations
 
@@ -24,4 +28,21 @@ def refresh(page: Path, render: Callable[[str], str], command: str, check: bool)
     return 0
 
 
-__all__ = ["refresh"]
+def main(argv: list[str] | None = None) -> int:
+    """Every generator in turn (each also runs on its own: `python -m space_app.<name>`)."""
+    import argparse
+
+    from . import agent_examples, methodology, module_table
+
+    parser = argparse.ArgumentParser(prog="python -m space_app.generated_docs", description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only say whether every page is up to date")
+    args = parser.parse_args(argv)
+    flag = ["--check"] if args.check else []
+    return max(generator.main(flag) for generator in (methodology, agent_examples, module_table))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["main", "refresh"]

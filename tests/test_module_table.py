@@ -36,3 +36,9 @@ def test_a_stale_table_is_found_out(tmp_path, monkeypatch):
     monkeypatch.setattr("space_app.module_table.PAGE", target)
     assert main(["--check"]) == 1
     assert main([]) == 0 and main(["--check"]) == 0
+
+
+def test_one_command_checks_every_generated_page():
+    from space_app import generated_docs
+
+    assert generated_docs.main(["--check"]) == 0
