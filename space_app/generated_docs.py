@@ -28,6 +28,25 @@ def refresh(page: Path, render: Callable[[str], str], command: str, check: bool)
     return 0
 
 
+def between_markers(page_name: Path, page: str, start: str, end: str, body: str) -> str:
+    """`page` with what lies between its `start` and `end` markers replaced by `body`."""
+    head, found, rest = page.partition(start)
+    if not found or end not in rest:
+        raise ValueError(f"{page_name}: the markers {start!r} … {end!r} are missing")
+    _, _, tail = rest.partition(end)
+    return f"{head}{start}\n{body}{end}{tail}"
+
+
+def command(prog: str, doc: str | None, page: Path, render: Callable[[str], str], argv: list[str] | None) -> int:
+    """The command line of one generated page: rewrite it, or `--check` it."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="only say whether the page is up to date")
+    args = parser.parse_args(argv)
+    return refresh(page, render, prog, args.check)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Every generator in turn (each also runs on its own: `python -m space_app.<name>`)."""
     import argparse
@@ -45,4 +64,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["main", "refresh"]
+__all__ = ["between_markers", "command", "main", "refresh"]

@@ -7,11 +7,10 @@ the game specs so the page cannot drift from the code.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from .core import GAMES, get_game
-from .generated_docs import refresh
+from .generated_docs import between_markers, command
 from .leaderboard import columns
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "methodology.md"
@@ -38,19 +37,11 @@ def columns_reference() -> str:
 
 def render(page: str) -> str:
     """The page with its generated section replaced by the current one."""
-    head, found, rest = page.partition(START)
-    if not found or END not in rest:
-        raise ValueError(f"{PAGE}: the markers {START!r} … {END!r} are missing")
-    _, _, tail = rest.partition(END)
-    return f"{head}{START}\n{columns_reference()}{END}{tail}"
+    return between_markers(PAGE, page, START, END, columns_reference())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m space_app.methodology", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only say whether the page is up to date")
-    args = parser.parse_args(argv)
-    return refresh(PAGE, render, "python -m space_app.methodology", args.check)
+    return command("python -m space_app.methodology", __doc__, PAGE, render, argv)
 
 
 if __name__ == "__main__":

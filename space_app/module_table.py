@@ -7,11 +7,10 @@ paragraph) so the table lists every module and cannot drift from the code.
 
 from __future__ import annotations
 
-import argparse
 import ast
 from pathlib import Path
 
-from .generated_docs import refresh
+from .generated_docs import between_markers, command
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "architecture.md"
@@ -54,19 +53,12 @@ def table() -> str:
 
 
 def render(page: str) -> str:
-    head, found, rest = page.partition(START)
-    if not found or END not in rest:
-        raise ValueError(f"{PAGE}: the markers {START!r} … {END!r} are missing")
-    _, _, tail = rest.partition(END)
-    return f"{head}{START}\n{table()}{END}{tail}"
+    """The page with its generated section replaced by the current one."""
+    return between_markers(PAGE, page, START, END, table())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m space_app.module_table", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only say whether the table is up to date")
-    args = parser.parse_args(argv)
-    return refresh(PAGE, render, "python -m space_app.module_table", args.check)
+    return command("python -m space_app.module_table", __doc__, PAGE, render, argv)
 
 
 if __name__ == "__main__":
