@@ -5,8 +5,13 @@ runs on SQLite and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text, update
@@ -209,3 +214,38 @@ def test_matches_lost_to_an_unreachable_agent_can_be_voided(new_store):
     # the lost call is the agent's foul in the game all the same: only the filter leaves it out
     records = [r for r in store.records("spy") if r["match_id"] in hit and r["agent_id"] == "flaky"]
     assert sum((r["stats"] or {}).get("infra_failures", 0) for r in records) >= len(hit)
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from space_app.service import Arena
+    from space_app.store import Store
+
+    arena = Arena(Store(sys.argv[1]))
+    arena.run_in_own_loop(arena.tournament("spy", ["house:heuristic", "house:random"], 24, seed=int(sys.argv[2]),
+                                           settings={"pair": {"civilian": "tea", "spy": "coffee"}},
+                                           tag=f"writer-{sys.argv[2]}"))
+""")
+
+
+def test_two_processes_keeping_standings_on_one_store_lose_no_update(new_store, tmp_path):
+    """Two tournaments in two processes on one store: every match gets its own place in the
+    order and the running totals and ratings are exactly what the records give, replayed."""
+    target = new_store()
+    Store(target).close()  # the schema first: this test is about the standings, not the migration
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    procs = [subprocess.Popen([sys.executable, str(script), target, str(seed)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in (1, 2)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    store = Store(target)
+    rows = list(store.records("spy"))
+    by_match = {r["match_id"]: r["rated"] for r in rows}
+    assert len(by_match) == 48 and sorted(by_match.values()) == list(range(1, 49))
+    assert {r["tag"] for r in rows} == {"writer-1", "writer-2"}
+    same_rows(board(store, "spy"), from_matches("spy", store.iter_matches("spy", order="rated")))
+    assert [r["matches"] for r in board(store, "spy")] == [48, 48]
+    store.close()
