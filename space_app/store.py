@@ -227,10 +227,13 @@ class StoreError(RuntimeError):
 
 
 def to_url(target: str | Path) -> str:
-    """A database URL as is; anything else is a SQLite file path."""
+    """A database URL as is; anything else is a SQLite file path. A PostgreSQL URL without a
+    driver (the usual DATABASE_URL spelling, `postgres://` too) gets psycopg 3, the one
+    installed, instead of SQLAlchemy's default psycopg2."""
     text = str(target)
     if "://" in text:
-        return text
+        scheme, rest = text.split("://", 1)
+        return f"postgresql+psycopg://{rest}" if scheme in ("postgres", "postgresql") else text
     Path(text).expanduser().parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{Path(text).expanduser()}"
 

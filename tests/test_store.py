@@ -74,6 +74,15 @@ def test_wal_mode_is_on(sqlite_target):
     store.close()
 
 
+def test_a_postgresql_url_without_a_driver_gets_psycopg(pg_server):
+    url = pg_server.database()
+    for plain in (url.replace("postgresql+psycopg://", "postgresql://"),
+                  url.replace("postgresql+psycopg://", "postgres://")):
+        store = Store(plain)
+        assert store.url == url and store.backend == "postgresql"
+        store.close()
+
+
 def test_create_append_finish_get(target):
     url, _ = target
     store = Store(url)
