@@ -13,7 +13,7 @@ from typing import Any
 
 from .games import GAMES, get_game
 from .safe_text import terminal_text
-from .store import Store, StoreError
+from .store import Store, StoreError, shown_url
 from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
@@ -128,7 +128,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]
     say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
-          f"store: {arena.store.url}")
+          f"store: {shown_url(arena.store.url)}")
     print_seating(outcomes.seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games)
     return 0 if not failed else 1
@@ -179,7 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
              "95% interval": f"[{r['low']:+.3f}, {r['high']:+.3f}]"} for role, r in out["by_role"].items()]
     say(render(rows, ["seat role", "deals", "A better", "B better", "same", "mean A − B", "95% interval"]))
     say(f"matches tagged {result.tag} ({2 * (out['deals'] + result.dropped)} matches; "
-        f"store: {arena.store.url})")
+        f"store: {shown_url(arena.store.url)})")
     return 0
 
 
@@ -248,7 +248,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         found = [store.get_match(m) for m in args.match_ids]
         missing = [m for m, f in zip(args.match_ids, found, strict=True) if f is None]
         if missing:
-            raise ValueError(f"no match {', '.join(missing)} in {store.url}")
+            raise ValueError(f"no match {', '.join(missing)} in {shown_url(store.url)}")
         matches = [f for f in found if f is not None]
         total = len(matches)
     elif args.all or args.game:

@@ -1,6 +1,8 @@
 """The record store: agents, matches, seats and an append-only event log.
 
-SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode).
+SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode), and
+`postgresql+psycopg://...` a PostgreSQL server. The schema is versioned (Alembic revisions
+in `migrations/`) and brought up to date when a store opens.
 Events are written as they happen, one transaction per step, so a crash leaves a
 readable partial record; `Store(...)` marks matches still 'running' from an
 earlier process as 'aborted'.
