@@ -67,14 +67,16 @@ class PostgresServer:
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
 
-    def start(self) -> PostgresServer:
+    def start(self, durable: bool = False) -> PostgresServer:
+        """`durable`: the server's default fsync (benchmarks); tests turn it off."""
         self.data.mkdir()
         if self.as_root:
             os.chmod(self.root, 0o755)
             shutil.chown(self.data, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", USER, "-E", "UTF8", "--no-sync")
-        # fsync off: a throw-away cluster; the arena's own durability is not what is tested here
-        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        if not durable:  # a throw-away cluster: the arena's durability is not what tests check
+            options += " -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.data / "server.log"), "-w", "start")
         return self
 
