@@ -9,6 +9,7 @@ from the server's template.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import itertools
 import os
@@ -78,9 +79,12 @@ class PostgresServer:
         if not durable:  # a throw-away cluster: the arena's durability is not what tests check
             options += " -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.data / "server.log"), "-w", "start")
+        atexit.register(self.stop)  # an interrupted run must not leave a server behind
         return self
 
     def stop(self) -> None:
+        if not self.root.exists():
+            return
         try:
             if (self.data / "postmaster.pid").exists():
                 self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
