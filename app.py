@@ -6,8 +6,12 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from space_app.main import create_arena  # noqa: E402
+from space_app.store import StoreError  # noqa: E402
 
-demo, launch_kwargs = create_arena()
+try:
+    demo, launch_kwargs = create_arena()
+except StoreError as exc:  # an unreachable database or a newer store: one line, no traceback
+    raise SystemExit(f"error: {exc}") from None
 
 if __name__ == "__main__":
     demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_kwargs)

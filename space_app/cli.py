@@ -1,4 +1,4 @@
-"""Headless arena: `python -m space_app match|tournament|compare|experiment|leaderboard|bench|verify|...`."""
+"""Headless arena: `python -m space_app match|tournament|compare|experiment|leaderboard|bench|verify|copy-store|...`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from .core import GAMES, get_game
 from .safe_text import terminal_text
-from .store import Store
+from .store import Store, StoreError, shown_url
 from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
@@ -128,7 +128,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]
     say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
-          f"store: {arena.store.url}")
+          f"store: {shown_url(arena.store.url)}")
     print_seating(outcomes.seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games)
     return 0 if not failed else 1
@@ -179,7 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
              "95% interval": f"[{r['low']:+.3f}, {r['high']:+.3f}]"} for role, r in out["by_role"].items()]
     say(render(rows, ["seat role", "deals", "A better", "B better", "same", "mean A − B", "95% interval"]))
     say(f"matches tagged {result.tag} ({2 * (out['deals'] + result.dropped)} matches; "
-        f"store: {arena.store.url})")
+        f"store: {shown_url(arena.store.url)})")
     return 0
 
 
@@ -248,7 +248,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         found = [store.get_match(m) for m in args.match_ids]
         missing = [m for m, f in zip(args.match_ids, found, strict=True) if f is None]
         if missing:
-            raise ValueError(f"no match {', '.join(missing)} in {store.url}")
+            raise ValueError(f"no match {', '.join(missing)} in {shown_url(store.url)}")
         matches = [f for f in found if f is not None]
         total = len(matches)
     elif args.all or args.game:
@@ -355,6 +355,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         write(sys.stdout, records, args.format)
     return 0
+
+
+def cmd_copy_store(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .copy_store import copy_store
+
+    source = Store(args.source, recover=False)  # a store in use keeps its running matches as they are
+    target = Store(args.target, recover=False)
+    with tqdm(desc="copy-store", unit="row", file=sys.stderr, disable=args.quiet) as bar:
+        report = copy_store(source, target, chunk=args.chunk, progress=lambda _, n: bar.update(n))
+    for line in report.lines():
+        say(line)
+    source.close()
+    target.close()
+    return 0 if report.ok else 1
 
 
 SOURCES_HELP = ("match sources to include: 'default' (visitor, human and tournament matches), 'all', or a comma "
@@ -473,6 +489,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_subcommand(sub)  # import-muma-tom: the published MuMA-ToM files as a suite
 
+    cs = sub.add_parser("copy-store", help="copy a whole store to another backend (e.g. a SQLite file to an empty "
+                        "PostgreSQL database) and check that every count and every game's standings agree")
+    cs.add_argument("source", metavar="SRC", help="SQLite file or database URL to copy from")
+    cs.add_argument("target", metavar="DST", help="SQLite file or database URL to copy to (must be empty), e.g. "
+                    "postgresql+psycopg://USER:PASSWORD@HOST:5432/DB")
+    cs.add_argument("--chunk", type=int, default=2000, help="rows read and written at a time")
+    cs.add_argument("--quiet", action="store_true", help="no progress bar")
+    cs.set_defaults(func=cmd_copy_store)
+
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
     e.add_argument("--game", required=True, choices=sorted(GAMES))
     e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot"], default="matches",
@@ -514,6 +539,14 @@ def _services() -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except StoreError as exc:  # unreachable, or written by a newer version: one line, no traceback
+        say(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     direct = game_command(argv)
     if direct is not None:

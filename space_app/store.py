@@ -1,6 +1,8 @@
 """The record store: agents, matches, seats and an append-only event log.
 
-SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode).
+SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode), and
+`postgresql+psycopg://...` a PostgreSQL server. The schema is versioned (Alembic revisions
+in `migrations/`) and brought up to date when a store opens.
 Events are written as they happen, one transaction per step, so a crash leaves a
 readable partial record; `Store(...)` marks matches still 'running' from an
 earlier process as 'aborted'.
@@ -25,9 +27,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
-    String,
     Table,
-    Text,
     UniqueConstraint,
     bindparam,
     case,
@@ -36,27 +36,27 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    inspect,
     or_,
     select,
-    text,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 
 from .core.events import Event
+from .dbtypes import BigId, BigInt, Chars, LongText, json_for_postgresql
 
 metadata = MetaData()
 
 agents = Table(
     "agents", metadata,
-    Column("id", String(200), primary_key=True),
-    Column("name", String(200), nullable=False),
-    Column("kind", String(20), nullable=False),  # house | remote | wis | human
-    Column("src", String(500), nullable=False, default=""),
-    Column("secret", String(500), nullable=True),  # never returned by listings
-    Column("owner", String(100), nullable=False, default=""),
-    Column("description", Text, nullable=False, default=""),
+    Column("id", Chars(200), primary_key=True),
+    Column("name", Chars(200), nullable=False),
+    Column("kind", Chars(20), nullable=False),  # house | remote | wis | human
+    Column("src", Chars(500), nullable=False, default=""),
+    Column("secret", Chars(500), nullable=True),  # never returned by listings
+    Column("owner", Chars(100), nullable=False, default=""),
+    Column("description", LongText, nullable=False, default=""),
     Column("games", JSON, nullable=False, default=list),
     Column("info", JSON, nullable=False, default=dict),
     Column("created_at", Float, nullable=False),
@@ -68,43 +68,44 @@ agents = Table(
 
 matches = Table(
     "matches", metadata,
-    Column("id", String(40), primary_key=True),
-    Column("game", String(40), nullable=False, index=True),
-    Column("seed", Integer, nullable=False),
+    Column("id", Chars(40), primary_key=True),
+    Column("game", Chars(40), nullable=False, index=True),
+    Column("seed", BigInt, nullable=False),
     Column("settings", JSON, nullable=False, default=dict),
-    Column("status", String(20), nullable=False, index=True),  # running|finished|aborted|error
-    Column("tag", String(100), nullable=False, default=""),
-    Column("owner", String(100), nullable=False, default=""),
+    Column("status", Chars(20), nullable=False, index=True),  # running|finished|aborted|error
+    Column("tag", Chars(100), nullable=False, default=""),
+    Column("owner", Chars(100), nullable=False, default=""),
     Column("created_at", Float, nullable=False, index=True),
     Column("finished_at", Float, nullable=True),
     Column("result", JSON, nullable=True),
-    Column("error", Text, nullable=True),
-    Column("process", String(200), nullable=False, default=""),  # host:pid running it
-    Column("rules", String(40), nullable=False, default=""),  # the game's rules version it was played under
+    Column("error", LongText, nullable=True),
+    Column("process", Chars(200), nullable=False, default=""),  # host:pid running it
+    # the game's rules version it was played under
+    Column("rules", Chars(40), nullable=False, default="", server_default=""),
     # when its per-seat records were applied to the totals and ratings: 1, 2, 3... in that order
     # (the order a rebuild replays); 0 not yet; -1 its records could not be derived
-    Column("rated", Integer, nullable=False, default=0, index=True),
+    Column("rated", Integer, nullable=False, default=0, server_default="0", index=True),
 )
 
 seats = Table(
     "seats", metadata,
-    Column("match_id", String(40), primary_key=True),
-    Column("seat", String(40), primary_key=True),
+    Column("match_id", Chars(40), primary_key=True),
+    Column("seat", Chars(40), primary_key=True),
     Column("position", Integer, nullable=False),
-    Column("agent_id", String(200), nullable=False, index=True),
-    Column("agent_name", String(200), nullable=False),
+    Column("agent_id", Chars(200), nullable=False, index=True),
+    Column("agent_name", Chars(200), nullable=False),
 )
 
 events = Table(
     "events", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("match_id", String(40), nullable=False, index=True),
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("match_id", Chars(40), nullable=False, index=True),
     Column("seq", Integer, nullable=False),
-    Column("kind", String(40), nullable=False),
-    Column("actor", String(100), nullable=False),
+    Column("kind", Chars(40), nullable=False),
+    Column("actor", Chars(100), nullable=False),
     Column("round", Integer, nullable=True),
     Column("visible_to", JSON, nullable=True),
-    Column("text", Text, nullable=False, default=""),
+    Column("text", LongText, nullable=False, default=""),
     Column("data", JSON, nullable=False, default=dict),
     Column("created_at", Float, nullable=False),
     UniqueConstraint("match_id", "seq", name="uq_event_seq"),
@@ -113,14 +114,14 @@ events = Table(
 # -- derived data (rebuildable from the events with `rescore`) --------------------------
 seat_records = Table(
     "seat_records", metadata,
-    Column("match_id", String(40), primary_key=True),
-    Column("seat", String(40), primary_key=True),
-    Column("game", String(40), nullable=False),
-    Column("tag", String(100), nullable=False, default=""),
+    Column("match_id", Chars(40), primary_key=True),
+    Column("seat", Chars(40), primary_key=True),
+    Column("game", Chars(40), nullable=False),
+    Column("tag", Chars(100), nullable=False, default=""),
     Column("rated", Integer, nullable=False),  # the match's `rated` order
-    Column("agent_id", String(200), nullable=False),
-    Column("role", String(40), nullable=False),
-    Column("team", String(40), nullable=False),
+    Column("agent_id", Chars(200), nullable=False),
+    Column("role", Chars(40), nullable=False),
+    Column("team", Chars(40), nullable=False),
     Column("won", Integer, nullable=False),
     Column("score", Float, nullable=False),
     Column("stats", JSON, nullable=False, default=dict),
@@ -131,20 +132,20 @@ seat_records = Table(
 # running sums of the records per game, pool, agent and role ('' = every role)
 agent_totals = Table(
     "agent_totals", metadata,
-    Column("game", String(40), primary_key=True),
-    Column("pool", String(40), primary_key=True),
-    Column("agent_id", String(200), primary_key=True),
-    Column("role", String(40), primary_key=True),
+    Column("game", Chars(40), primary_key=True),
+    Column("pool", Chars(40), primary_key=True),
+    Column("agent_id", Chars(200), primary_key=True),
+    Column("role", Chars(40), primary_key=True),
     Column("tally", JSON, nullable=False),
 )
 
 # current ratings per game, pool and system ('agent': one per agent; 'role': one per agent and role)
 ratings = Table(
     "ratings", metadata,
-    Column("game", String(40), primary_key=True),
-    Column("pool", String(40), primary_key=True),
-    Column("system", String(20), primary_key=True),
-    Column("subject", String(240), primary_key=True),
+    Column("game", Chars(40), primary_key=True),
+    Column("pool", Chars(40), primary_key=True),
+    Column("system", Chars(20), primary_key=True),
+    Column("subject", Chars(240), primary_key=True),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
     Column("matches", Integer, nullable=False),
@@ -153,16 +154,16 @@ ratings = Table(
 # one agent's answer to one question of a suite (resumable: an answered item is not asked again)
 suite_answers = Table(
     "suite_answers", metadata,
-    Column("suite", String(200), primary_key=True),
-    Column("agent_id", String(200), primary_key=True),
-    Column("item_id", String(200), primary_key=True),
+    Column("suite", Chars(200), primary_key=True),
+    Column("agent_id", Chars(200), primary_key=True),
+    Column("item_id", Chars(200), primary_key=True),
     Column("types", JSON, nullable=False, default=list),
-    Column("gold", String(40), nullable=False),
-    Column("parsed", String(200), nullable=True),  # the option the reply was read as, or None
+    Column("gold", Chars(40), nullable=False),
+    Column("parsed", Chars(200), nullable=True),  # the option the reply was read as, or None
     Column("correct", Integer, nullable=False),
-    Column("status", String(20), nullable=False),  # ok | unparseable | timeout | error
-    Column("detail", Text, nullable=False, default=""),
-    Column("reply", Text, nullable=True),
+    Column("status", Chars(20), nullable=False),  # ok | unparseable | timeout | error
+    Column("detail", LongText, nullable=False, default=""),
+    Column("reply", LongText, nullable=True),
     Column("latency_ms", Float, nullable=False),
     Column("tokens", Integer, nullable=False, default=0),
     Column("created_at", Float, nullable=False),
@@ -172,13 +173,13 @@ suite_answers = Table(
 # LLM judge): kept so a page can show what a slow or paid judge said without asking again
 judge_verdicts = Table(
     "judge_verdicts", metadata,
-    Column("match_id", String(40), primary_key=True),
-    Column("seat", String(200), primary_key=True),
-    Column("score", String(40), primary_key=True),  # what was judged, e.g. rp, spc, cmd
+    Column("match_id", Chars(40), primary_key=True),
+    Column("seat", Chars(200), primary_key=True),
+    Column("score", Chars(40), primary_key=True),  # what was judged, e.g. rp, spc, cmd
     Column("item", Integer, primary_key=True),  # which part of it (a clue's index; 0 when one value)
-    Column("judge", String(200), primary_key=True),  # the judge's label, e.g. "llm (openai:gpt-4o)"
+    Column("judge", Chars(200), primary_key=True),  # the judge's label, e.g. "llm (openai:gpt-4o)"
     Column("value", Float, nullable=False),
-    Column("fallback", Text, nullable=False, default=""),  # why another judge's value stands in, or ""
+    Column("fallback", LongText, nullable=False, default=""),  # why another judge's value stands in, or ""
     Column("created_at", Float, nullable=False),
 )
 
@@ -221,54 +222,91 @@ def _process_alive(process: str) -> bool:
     return not (start and started) or started == start
 
 
+class StoreError(RuntimeError):
+    """A store that cannot be opened: unreachable, or written by a newer version. Its message
+    is one line naming the store (credentials masked)."""
+
+
 def to_url(target: str | Path) -> str:
-    """A database URL as is; anything else is a SQLite file path."""
+    """A database URL as is; anything else is a SQLite file path. A PostgreSQL URL without a
+    driver (the usual DATABASE_URL spelling, `postgres://` too) gets psycopg 3, the one
+    installed, instead of SQLAlchemy's default psycopg2."""
     text = str(target)
     if "://" in text:
-        return text
+        scheme, rest = text.split("://", 1)
+        return f"postgresql+psycopg://{rest}" if scheme in ("postgres", "postgresql") else text
     Path(text).expanduser().parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{Path(text).expanduser()}"
 
 
+def shown_url(url: str) -> str:
+    """A store's URL fit to print: its password masked."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy can read: show nothing of it
+        return "(an unreadable database URL)"
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    # the wait first: switching a new file to WAL takes a lock another opener may hold
+    cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
+def make_engine(url: str) -> Engine:
+    """An engine for a store URL: SQLite in WAL mode; a server database with its connections
+    checked before use (a restarted server is reconnected to, not failed on) and a bounded
+    wait to connect."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(url)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if parsed.get_backend_name() == "postgresql":
+        options["json_serializer"] = json_for_postgresql
+        if "connect_timeout" not in parsed.query:
+            options["connect_args"] = {"connect_timeout": 10}
+    return create_engine(url, **options)
+
+
+def _first_line(exc: BaseException) -> str:
+    inner = getattr(exc, "orig", None) or exc
+    lines = [x.strip() for x in str(inner).splitlines() if x.strip()]
+    return lines[0] if lines else type(inner).__name__
+
+
 class Store:
     def __init__(self, target: str | Path = "arena.db", *, recover: bool = True) -> None:
+        from . import migrations
+
         self.url = to_url(target)
-        self.engine: Engine = create_engine(self.url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        self._add_missing_columns()
+        try:
+            self.engine: Engine = make_engine(self.url)
+        except Exception as exc:  # noqa: BLE001 - a malformed URL or a missing driver: one line
+            raise StoreError(f"cannot open the store {shown_url(self.url)}: {_first_line(exc)}") from None
+        try:
+            self.schema_before = migrations.upgrade(self.engine)
+        except migrations.NewerSchema as exc:
+            self.engine.dispose()
+            raise StoreError(f"cannot open the store {shown_url(self.url)}: {exc}") from None
+        except DBAPIError as exc:
+            self.engine.dispose()
+            raise StoreError(f"cannot open the store {shown_url(self.url)}: {_first_line(exc)}") from None
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
         self.aborted_on_open = self.abort_running() if recover else []
 
+    @property
+    def backend(self) -> str:
+        """'sqlite' or 'postgresql' (or another SQLAlchemy dialect's name)."""
+        return self.engine.dialect.name
+
     def close(self) -> None:
         self.engine.dispose()
-
-    def _add_missing_columns(self) -> None:
-        """A database written by an older version lacks newer columns: add them (with their
-        default), so old records stay readable and new ones can be written."""
-        have = {c["name"] for c in inspect(self.engine).get_columns("matches")}
-        with self.engine.begin() as conn:
-            if "rules" not in have:
-                conn.execute(text("ALTER TABLE matches ADD COLUMN rules VARCHAR(40) NOT NULL DEFAULT ''"))
-            if "rated" not in have:  # older records get their per-seat records at the next start
-                conn.execute(text("ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 0"))
-            # standings kept under the pools of an older version ('no-studies' counted demo
-            # matches): derived data is dropped and derived again from the events at the next
-            # catch-up, so no total mixes two definitions
-            if conn.execute(select(agent_totals.c.pool).where(agent_totals.c.pool == "no-studies").limit(1)).first():
-                for table in (seat_records, agent_totals, ratings):
-                    conn.execute(delete(table))
-                conn.execute(update(matches).values(rated=0))
 
     # -- agents ---------------------------------------------------------------
     def upsert_agent(self, agent_id: str, *, name: str, kind: str, src: str = "",
@@ -505,6 +543,7 @@ class Store:
         """One transaction (under the write lock) that reads and writes derived data, so a
         match's records, totals and rating updates land together or not at all."""
         with self._write_lock, self.engine.begin() as conn:
+            _serialise_derived(conn)
             yield DerivedWriter(conn)
 
     def rated_per_tag(self, game: str) -> dict[str, int]:
@@ -624,6 +663,20 @@ class Store:
         """Every judge that has a stored verdict."""
         with self.engine.connect() as conn:
             return sorted(r[0] for r in conn.execute(select(judge_verdicts.c.judge).distinct()))
+
+
+DERIVED_LOCK = 0x4152_454E_4144_4552  # PostgreSQL advisory lock of derived writes, same in every process
+
+
+def _serialise_derived(conn: Any) -> None:
+    """Derived writes read the running totals and the next order, then write them back: two
+    processes doing that at once would lose an update. Take the database's own lock first
+    (SQLite: its one write lock, at once rather than at the first write; PostgreSQL: an
+    advisory lock held to the end of the transaction)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({DERIVED_LOCK})")
+    elif conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class DerivedWriter:

@@ -48,3 +48,31 @@ def hostile(internal):
     with http_server() as server:
         server.redirect_to = internal.url
         yield server
+
+
+# -- stores on every backend: SQLite files and a real PostgreSQL server -------------------
+from pg_server import PostgresServer  # noqa: E402
+from stores import BACKENDS, store_target  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the whole run, started on first use and stopped at the end.
+    Missing binaries fail the tests that need it, saying how to install them."""
+    try:
+        server = PostgresServer().start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def new_store(backend: str, tmp_path, request: pytest.FixtureRequest) -> Callable[[], str]:
+    """Makes new, empty store targets on the test's backend (a SQLite path or a PostgreSQL URL)."""
+    return lambda: store_target(backend, tmp_path, request)

@@ -1,14 +1,21 @@
 """Metrics that scale: per-seat records stored when a match ends, running totals and
 ratings read by the leaderboard, `rescore` rebuilding them from events, and a rating
-that is sound for uneven teams (one spy against five civilians)."""
+that is sound for uneven teams (one spy against five civilians). Every store-level test
+runs on SQLite and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import os
 import random
-import sqlite3
+import subprocess
+import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
+from sqlalchemy import text, update
+from stores import BACKENDS, store_target
 
 from sdk import AgentError
 from space_app.cli import main as cli_main
@@ -18,13 +25,13 @@ from space_app.rating import SIDE, Placing, TeamRating
 from space_app.service import Arena
 from space_app.sources import EVERY_KIND
 from space_app.standings import catch_up, rescore, unreachable_calls
-from space_app.store import Store
+from space_app.store import Store, agent_totals, ratings, seat_records
 
 PAIR = {"pair": {"civilian": "tea", "spy": "coffee"}}
 
 
-def tournament(tmp_path, agents: dict[str, object], games: int, seed: int = 1) -> Arena:
-    arena = Arena(Store(tmp_path / "s.db"))
+def tournament(target: str, agents: dict[str, object], games: int, seed: int = 1) -> Arena:
+    arena = Arena(Store(target))
     for name, agent in agents.items():
         arena.catalogue.add(name, agent)
     arena.run_in_own_loop(arena.tournament("spy", list(agents), games, seed=seed, settings=PAIR))
@@ -42,9 +49,9 @@ def same_rows(a: list[dict], b: list[dict]) -> None:
                 assert x[key] == y[key], (x["agent"], key)
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory):
-    path = tmp_path_factory.mktemp("standings")
+@pytest.fixture(scope="module", params=BACKENDS)
+def played(request, tmp_path_factory):
+    path = store_target(request.param, tmp_path_factory.mktemp("standings"), request)
     arena = tournament(path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 30)
     arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 6, seed=5, settings=PAIR, tag="study:x:1"))
     arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 4, seed=6, settings=PAIR, tag="demo"))
@@ -80,29 +87,31 @@ def test_one_tags_leaderboard_comes_from_its_stored_records(played):
     assert {r["agent"] for r in study} == {"heur", "rand"} and max(r["matches"] for r in study) <= 6
 
 
-def test_rescore_agrees_then_names_a_tampered_record_and_repairs_it(played, tmp_path):
+def test_rescore_agrees_then_names_a_tampered_record_and_repairs_it(played):
     before = board(played, "spy")
     report = rescore(played, "spy")
     assert (report.matches, report.agreed, report.differed, report.failed) == (40, 40, [], {})
     same_rows(board(played, "spy"), before)
     victim = next(played.records("spy"))
-    with sqlite3.connect(played.url.removeprefix("sqlite:///")) as conn:
-        conn.execute("UPDATE seat_records SET score = score + 5 WHERE match_id = ? AND seat = ?",
-                     (victim["match_id"], victim["seat"]))
+    with played.engine.begin() as conn:
+        conn.execute(update(seat_records).where(seat_records.c.match_id == victim["match_id"],
+                                                seat_records.c.seat == victim["seat"])
+                     .values(score=seat_records.c.score + 5))
     report = rescore(played, "spy")
     assert report.differed == [victim["match_id"]] and report.agreed == 39
     assert victim["match_id"] in "\n".join(report.lines())
     same_rows(board(played, "spy"), before)
 
 
-def test_rescore_skips_aborted_and_error_matches_and_says_so(tmp_path, capsys):
-    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 4)
+def test_rescore_skips_aborted_and_error_matches_and_says_so(new_store, capsys):
+    target = new_store()
+    arena = tournament(target, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 4)
     store = arena.store
     seats = [{"seat": f"P{i}", "agent_id": "heur"} for i in range(1, 7)]
     for match_id, status in (("gone-1", "aborted"), ("broke-1", "error")):
         store.create_match(match_id, "spy", 1, seats)
         store.finish_match(match_id, status, None, "it stopped")
-    assert cli_main(["--db", str(tmp_path / "s.db"), "rescore", "--game", "spy"]) == 0
+    assert cli_main(["--db", target, "rescore", "--game", "spy"]) == 0
     out = capsys.readouterr().out
     assert "4 finished matches rescored from their events: 4 agree" in out
     assert "skipped (not finished, no records): 1 aborted, 1 error" in out
@@ -118,10 +127,11 @@ def test_a_store_without_records_catches_up(played):
     same_rows(board(played, "spy"), before)
 
 
+# The two tests below check the rating's arithmetic over 120 matches, not the store: SQLite only.
 def test_twins_share_one_rating(tmp_path):
     """Six copies of one agent under different names: every 95% interval holds a common value."""
     twins = {f"twin-{i}": HeuristicSpyAgent(f"twin-{i}") for i in range(6)}
-    rows = board(tournament(tmp_path, twins, 120).store, "spy")  # 20 rotations of six
+    rows = board(tournament(str(tmp_path / "s.db"), twins, 120).store, "spy")  # 20 rotations of six
     assert len(rows) == 6
     assert max(r["rating_low"] for r in rows) <= min(r["rating_high"] for r in rows)
     assert all(r["rating_low"] <= 25.0 <= r["rating_high"] for r in rows)
@@ -129,7 +139,7 @@ def test_twins_share_one_rating(tmp_path):
 
 def test_a_clearly_stronger_agent_ranks_first(tmp_path):
     agents = {"strong": HeuristicSpyAgent("strong"), **{f"weak-{i}": RandomAgent(f"weak-{i}") for i in range(5)}}
-    rows = board(tournament(tmp_path, agents, 120).store, "spy")
+    rows = board(tournament(str(tmp_path / "s.db"), agents, 120).store, "spy")
     by_rating = sorted(rows, key=lambda r: -r["rating"])
     assert by_rating[0]["agent"] == "strong"
     assert by_rating[0]["rating_low"] > max(r["rating"] for r in by_rating[1:])
@@ -153,16 +163,18 @@ def test_the_side_not_the_agent_absorbs_an_uneven_game():
     assert abs(skills[0].mu - sum(s.mu for s in skills[1:]) / 5) < 5
 
 
-def test_a_store_kept_under_the_older_pools_is_derived_again(tmp_path):
-    """'no-studies' totals (which counted demo matches) are dropped on open and derived again."""
-    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 3)
+def test_a_store_kept_under_the_older_pools_is_derived_again(new_store):
+    """A store written before versioned migrations, its standings kept under the older pools
+    ('no-studies' counted demo matches): they are dropped when it is upgraded, and derived again."""
+    arena = tournament(new_store(), {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 3)
     arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 2, seed=5, settings=PAIR, tag="demo"))
     expected = board(arena.store, "spy")
-    with sqlite3.connect(arena.store.url.removeprefix("sqlite:///")) as conn:
-        conn.execute("UPDATE agent_totals SET pool = 'no-studies' WHERE pool = 'default'")
-        conn.execute("UPDATE ratings SET pool = 'no-studies' WHERE pool = 'default'")
+    with arena.store.engine.begin() as conn:
+        conn.execute(update(agent_totals).where(agent_totals.c.pool == "default").values(pool="no-studies"))
+        conn.execute(update(ratings).where(ratings.c.pool == "default").values(pool="no-studies"))
+        conn.execute(text("DROP TABLE alembic_version"))  # as written before migrations
     arena.store.close()
-    reopened = Store(tmp_path / "s.db")
+    reopened = Store(arena.store.url)
     assert list(reopened.records("spy")) == [] and reopened.totals("spy", "no-studies") == []
     assert catch_up(reopened) == 5
     same_rows(board(reopened, "spy"), expected)
@@ -189,8 +201,8 @@ class Unreachable(RandomAgent):
         return super().act(obs)
 
 
-def test_matches_lost_to_an_unreachable_agent_can_be_voided(tmp_path):
-    arena = tournament(tmp_path, {"heur": HeuristicSpyAgent("heur"), "flaky": Unreachable("flaky")}, 12)
+def test_matches_lost_to_an_unreachable_agent_can_be_voided(new_store):
+    arena = tournament(new_store(), {"heur": HeuristicSpyAgent("heur"), "flaky": Unreachable("flaky")}, 12)
     store = arena.store
     hit = {m["id"] for m in store.iter_matches("spy") if unreachable_calls(m)}
     assert len(hit) == 6
@@ -202,3 +214,38 @@ def test_matches_lost_to_an_unreachable_agent_can_be_voided(tmp_path):
     # the lost call is the agent's foul in the game all the same: only the filter leaves it out
     records = [r for r in store.records("spy") if r["match_id"] in hit and r["agent_id"] == "flaky"]
     assert sum((r["stats"] or {}).get("infra_failures", 0) for r in records) >= len(hit)
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from space_app.service import Arena
+    from space_app.store import Store
+
+    arena = Arena(Store(sys.argv[1]))
+    arena.run_in_own_loop(arena.tournament("spy", ["house:heuristic", "house:random"], 24, seed=int(sys.argv[2]),
+                                           settings={"pair": {"civilian": "tea", "spy": "coffee"}},
+                                           tag=f"writer-{sys.argv[2]}"))
+""")
+
+
+def test_two_processes_keeping_standings_on_one_store_lose_no_update(new_store, tmp_path):
+    """Two tournaments in two processes on one store: every match gets its own place in the
+    order and the running totals and ratings are exactly what the records give, replayed."""
+    target = new_store()
+    Store(target).close()  # the schema first: this test is about the standings, not the migration
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    procs = [subprocess.Popen([sys.executable, str(script), target, str(seed)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in (1, 2)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    store = Store(target)
+    rows = list(store.records("spy"))
+    by_match = {r["match_id"]: r["rated"] for r in rows}
+    assert len(by_match) == 48 and sorted(by_match.values()) == list(range(1, 49))
+    assert {r["tag"] for r in rows} == {"writer-1", "writer-2"}
+    same_rows(board(store, "spy"), from_matches("spy", store.iter_matches("spy", order="rated")))
+    assert [r["matches"] for r in board(store, "spy")] == [48, 48]
+    store.close()

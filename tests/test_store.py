@@ -1,5 +1,5 @@
-"""The SQLite store on real files: WAL, CRUD, filters, secrets, and a process killed
-in the middle of a tournament."""
+"""The store on real SQLite files and a real PostgreSQL server: WAL, CRUD, filters,
+secrets, hostile text, and a process killed in the middle of a tournament."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import create_engine, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from space_app.core.game import Event
 from space_app.games.spy.metrics import rescore
@@ -26,10 +26,22 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(params=["path", "url"])
-def target(request, tmp_path) -> tuple[str, Path]:
-    """A store target in both accepted forms, and the file it lands in."""
+def sqlite_target(request, tmp_path) -> tuple[str, Path]:
+    """A SQLite store target in both accepted forms, and the file it lands in."""
     db = tmp_path / "nested" / "dir" / "arena.db"
     if request.param == "url":
+        db.parent.mkdir(parents=True)
+        return f"sqlite:///{db}", db
+    return str(db), db
+
+
+@pytest.fixture(params=["sqlite-path", "sqlite-url", "postgresql"])
+def target(request, tmp_path) -> tuple[str, Path | None]:
+    """A store target: a SQLite file in both accepted forms, or a PostgreSQL database."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_server").database(), None
+    db = tmp_path / "nested" / "dir" / "arena.db"
+    if request.param == "sqlite-url":
         db.parent.mkdir(parents=True)
         return f"sqlite:///{db}", db
     return str(db), db
@@ -49,8 +61,8 @@ def sample_events(n: int = 5) -> list[tuple[int, Event]]:
     return list(enumerate(evs[:n]))
 
 
-def test_wal_mode_is_on(target):
-    url, db = target
+def test_wal_mode_is_on(sqlite_target):
+    url, db = sqlite_target
     store = Store(url)
     assert store.url.startswith("sqlite:///")
     with store.engine.connect() as conn:
@@ -60,6 +72,15 @@ def test_wal_mode_is_on(target):
     with sqlite3.connect(db) as raw:  # WAL is a property of the file itself
         assert raw.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
     store.close()
+
+
+def test_a_postgresql_url_without_a_driver_gets_psycopg(pg_server):
+    url = pg_server.database()
+    for plain in (url.replace("postgresql+psycopg://", "postgresql://"),
+                  url.replace("postgresql+psycopg://", "postgres://")):
+        store = Store(plain)
+        assert store.url == url and store.backend == "postgresql"
+        store.close()
 
 
 def test_create_append_finish_get(target):
@@ -164,6 +185,42 @@ def test_secrets_are_never_listed(target):
     store.close()
 
 
+def test_what_sqlite_accepts_every_backend_accepts(target):
+    """Hostile or unusual values reach the store from agents and CLI users: NUL characters,
+    strings past the declared lengths (SQLite never enforced them), seeds past 32 bits, NaN in
+    data. Every backend stores them; PostgreSQL, which refuses NUL in text and NaN in JSON,
+    keeps U+FFFD and null in their place."""
+    url, _ = target
+    store = Store(url)
+    long_tag, long_agent = "t" * 500, "remote:" + "a" * 600
+    store.upsert_agent(long_agent, name="N" * 300, kind="remote", src="s" * 700, secret="k" * 800)
+    store.create_match("m1", "spy", 2**40 + 7, [{"seat": "S" * 90, "agent_id": long_agent}],
+                       settings={"rounds": 3}, tag=long_tag)
+    store.append_events("m1", [(0, Event("statement", actor="A" * 150, text="nul\x00byte ✓",
+                                         data={"raw": "nul\x00in json", "latency": float("nan")}))])
+    store.finish_match("m1", "error", error="trace with \x00")
+    store.save_answers("suite-" + "x" * 300, long_agent, [
+        {"item_id": "q1", "types": ["belief"], "gold": "a", "parsed": None, "correct": 0, "status": "error",
+         "detail": "d\x00", "reply": "r\x00", "latency_ms": 1.0, "tokens": 3}])
+    store.save_verdicts([{"match_id": "m1", "seat": "S" * 90, "score": "rp", "item": 0, "judge": "j" * 300,
+                          "value": 0.5}])
+
+    m = store.get_match("m1")
+    assert m["seed"] == 2**40 + 7 and m["tag"] == long_tag and m["seats"][0]["seat"] == "S" * 90
+    agent = store.get_agent(long_agent, with_secret=True)
+    assert agent["name"] == "N" * 300 and agent["src"] == "s" * 700 and agent["secret"] == "k" * 800
+    e = m["events"][0]
+    assert e["actor"] == "A" * 150 and e["data"]["raw"] == "nul\x00in json"  # JSON escapes NUL
+    kept = "\x00" if store.backend == "sqlite" else "\ufffd"
+    assert e["text"] == f"nul{kept}byte ✓" and m["error"] == f"trace with {kept}"
+    nan = e["data"]["latency"]
+    assert (nan != nan) if store.backend == "sqlite" else nan is None
+    (answer,) = store.answers("suite-" + "x" * 300)
+    assert (answer["detail"], answer["reply"]) == (f"d{kept}", f"r{kept}")
+    assert store.verdicts(["m1"])[0]["judge"] == "j" * 300
+    store.close()
+
+
 def dead_pid() -> int:
     """The pid of a process that has just exited."""
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -232,40 +289,54 @@ CRASH_SCRIPT = textwrap.dedent("""
 """)
 
 
-def _running_with_events(db: Path) -> int:
+def _running_with_events(url: str) -> int:
     """Running matches that already wrote events (a kill then leaves a partial record)."""
     try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute("SELECT count(DISTINCT e.match_id) FROM events e JOIN matches m ON m.id = e.match_id "
-                                "WHERE m.status = 'running'").fetchone()[0]
-    except sqlite3.OperationalError:
+        with create_engine(url).connect() as conn:
+            return conn.execute(text("SELECT count(DISTINCT e.match_id) FROM events e JOIN matches m "
+                                     "ON m.id = e.match_id WHERE m.status = 'running'")).scalar_one()
+    except DBAPIError:  # the tables are not there yet
         return 0
 
 
-def _statuses(db: Path) -> dict[str, str]:
-    if not db.exists():
+def _statuses(url: str) -> dict[str, str]:
+    """Read through a bare engine, as another program would, not through a Store."""
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         return {}
+    engine = create_engine(url)
     try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return dict(conn.execute("SELECT id, status FROM matches").fetchall())
-    except sqlite3.OperationalError:  # the tables are not there yet
+        with engine.connect() as conn:
+            return dict(conn.execute(text("SELECT id, status FROM matches")).all())
+    except DBAPIError:  # the tables are not there yet
         return {}
+    finally:
+        engine.dispose()
 
 
-def test_a_killed_tournament_leaves_a_readable_store(tmp_path):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def crash_store(request, tmp_path) -> tuple[str, str]:
+    """(what the crashing process is given, the URL to read it back with)."""
+    if request.param == "postgresql":
+        url = request.getfixturevalue("pg_server").database()
+        return url, url
     db = tmp_path / "crash.db"
+    return str(db), f"sqlite:///{db}"
+
+
+def test_a_killed_tournament_leaves_a_readable_store(tmp_path, crash_store):
+    given, url = crash_store
     script = tmp_path / "crash_run.py"
     script.write_text(CRASH_SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, str(script), str(db)], cwd=REPO, env=env,
+    proc = subprocess.Popen([sys.executable, str(script), given], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while True:
             assert proc.poll() is None, proc.communicate()[1].decode()[-3000:]
             assert time.monotonic() < deadline, "the tournament never got going"
-            states = list(_statuses(db).values())
-            if states.count("finished") >= 3 and "running" in states and _running_with_events(db):
+            states = list(_statuses(url).values())
+            if states.count("finished") >= 3 and "running" in states and _running_with_events(url):
                 break
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
@@ -276,13 +347,13 @@ def test_a_killed_tournament_leaves_a_readable_store(tmp_path):
             proc.wait()
     assert proc.returncode == -signal.SIGKILL
 
-    at_kill = _statuses(db)
+    at_kill = _statuses(url)
     running = {m for m, s in at_kill.items() if s == "running"}
     finished = {m for m, s in at_kill.items() if s == "finished"}
     assert running and len(finished) >= 3
     assert set(at_kill.values()) <= {"running", "finished"}
 
-    store = Store(f"sqlite:///{db}")  # the URL form opens the same file
+    store = Store(url)  # (SQLite: the URL form opens the same file)
     assert set(store.aborted_on_open) == running
 
     # finished matches are whole: every event, and the stored result is what they say
@@ -318,7 +389,7 @@ def test_a_killed_tournament_leaves_a_readable_store(tmp_path):
     store.create_match("after", "spy", 1, seat_rows("a"))
     store.finish_match("after", "finished", {"scores": {"P1": 12.0}})
     store.close()
-    again = Store(db)  # and the plain path form too
+    again = Store(given)  # (SQLite: and the plain path form too)
     assert again.aborted_on_open == []
     assert again.get_match("after")["status"] == "finished"
     assert again.count_matches("spy") == len(at_kill) + 1

@@ -1,5 +1,6 @@
-"""`python -m space_app verify` and `export` on real SQLite stores: a fresh tournament
-verifies, an edited event is named, an old record says so, and exports carry every row."""
+"""`python -m space_app verify` and `export` on real SQLite stores and a real PostgreSQL
+server: a fresh tournament verifies, an edited event is named, an old record says so, and
+exports carry every row."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import make_url, update
+from stores import BACKENDS, store_target
 
 from space_app.cli import main as cli_main
 from space_app.store import Store, events, matches
 
 
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("verify") / "t.db"
+@pytest.fixture(scope="module", params=BACKENDS)
+def store_path(request, tmp_path_factory):
+    path = store_target(request.param, tmp_path_factory.mktemp("verify"), request)
     assert cli_main(["--db", str(path), "tournament", "spy", "--games", "40", "--seed", "3",
                      "--seats", "house:heuristic", "house:random"]) == 0
     return path
@@ -35,8 +37,11 @@ def run_cli(capsys, *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def copy_of(store_path, tmp_path):
-    """A consistent copy (the store is in WAL mode: the main file alone may lag)."""
+def copy_of(store_path, tmp_path, request):
+    """A consistent copy (SQLite is in WAL mode: the main file alone may lag; a PostgreSQL
+    database is copied as a template)."""
+    if "://" in str(store_path):
+        return request.getfixturevalue("pg_server").database(template=make_url(store_path).database)
     target = tmp_path / "copy.db"
     with sqlite3.connect(store_path) as source, sqlite3.connect(target) as copy:
         source.backup(copy)
@@ -64,8 +69,8 @@ def edit_first(db, kind: str, new_text: str, rules: str | None = None) -> tuple[
     return victim, event
 
 
-def test_an_edited_event_is_named(store_path, tmp_path, capsys):
-    db = copy_of(store_path, tmp_path)
+def test_an_edited_event_is_named(store_path, tmp_path, capsys, request):
+    db = copy_of(store_path, tmp_path, request)
     victim, statement = edit_first(db, "statement", "it is red, and round")
     code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
     assert code == 1
@@ -77,8 +82,8 @@ def test_an_edited_event_is_named(store_path, tmp_path, capsys):
     assert code == 1 and out.count("differs") == 2
 
 
-def test_a_record_from_an_older_version_of_the_rules_says_so(store_path, tmp_path, capsys):
-    db = copy_of(store_path, tmp_path)
+def test_a_record_from_an_older_version_of_the_rules_says_so(store_path, tmp_path, capsys, request):
+    db = copy_of(store_path, tmp_path, request)
     # as if an earlier version of the rules had counted this vote differently
     victim, _ = edit_first(db, "vote_result", "The votes were counted another way.", rules="")
     code, out = run_cli(capsys, "--db", str(db), "verify", victim)
@@ -92,10 +97,10 @@ def test_verify_refuses_unknown_matches_and_an_empty_request(store_path, capsys)
     assert code == 2 and "--all" in capsys.readouterr().err
 
 
-def test_a_match_drawn_from_a_pool_not_stored_is_skipped_with_the_reason(tmp_path, capsys):
+def test_a_match_drawn_from_a_pool_not_stored_is_skipped_with_the_reason(tmp_path, capsys, new_store):
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("civilian,spy\nharp,lyre\nkayak,canoe\n", encoding="utf-8")
-    db = tmp_path / "p.db"
+    db = new_store()
     assert cli_main(["--db", str(db), "tournament", "spy", "--games", "3", "--pairs", str(pairs),
                      "--seats", "house:heuristic", "house:random"]) == 0
     code, out = run_cli(capsys, "--db", str(db), "verify", "--all")
