@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Table, func, insert, select
 
+from .core import GAMES
 from .store import Store, StoreError, agent_totals, events, matches, metadata, ratings, seat_records, shown_url
 
 TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
@@ -65,8 +66,6 @@ def compare_standings(source: Store, target: Store, game: str) -> list[str]:
     """What differs between two stores' standings of one game ([] when they agree)."""
     diffs = [f"{table.name} differ" for table in (seat_records, agent_totals, ratings)
              if _standing_rows(source, table, game) != _standing_rows(target, table, game)]
-    from .games import GAMES
-
     if game in GAMES:  # the leaderboard as visitors see it, read from each store
         from .leaderboard import board
 
