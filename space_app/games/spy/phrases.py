@@ -41,7 +41,7 @@ PHRASES = Phrasebook({
         "rules": ("You are playing 'Who is the Spy'. Every player got a secret word. Most players "
                   "(civilians) share the same word; one player (the spy) got a different but related "
                   "word. Nobody is told their role, so you only know your own word and must work out "
-                  "from the others' statements whether you are a civilian or the spy. Each round every "
+                  "from the others' statements whether your word is the civilians' or the spy's. Each round every "
                   "player still in the game describes their word in one statement, then everyone votes "
                   "for the player they think is the spy; the most votes eliminate a player (a tie "
                   "eliminates nobody). The civilians win when the spy is voted out; the spy wins by "
