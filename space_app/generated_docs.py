@@ -1,9 +1,6 @@
 """Docs with parts generated from the code (column tables, message examples, the module table):
 rewrite them, or only check that they are current (tests call the check, so a page cannot drift).
-
-    python -m space_app.generated_docs            # refresh every generated page
-    python -m space_app.generated_docs --check    # exit 1 if any is out of date
-"""
+Each generator uses these; `python -m space_app.regenerate` runs them all."""
 
 from __future__ import annotations
 
@@ -47,21 +44,4 @@ def command(prog: str, doc: str | None, page: Path, render: Callable[[str], str]
     return refresh(page, render, prog, args.check)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Every generator in turn (each also runs on its own: `python -m space_app.<name>`)."""
-    import argparse
-
-    from . import agent_examples, methodology, module_table
-
-    parser = argparse.ArgumentParser(prog="python -m space_app.generated_docs", description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="only say whether every page is up to date")
-    args = parser.parse_args(argv)
-    flag = ["--check"] if args.check else []
-    return max(generator.main(flag) for generator in (methodology, agent_examples, module_table))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
-__all__ = ["between_markers", "command", "main", "refresh"]
+__all__ = ["between_markers", "command", "refresh"]
