@@ -1,4 +1,4 @@
-"""Command line of the SDK: `python -m sdk schema | new-agent | deploy`."""
+"""Command line of the SDK: `python -m sdk play | try | schema | new-agent | deploy`."""
 
 from __future__ import annotations
 
@@ -84,9 +84,49 @@ def _deploy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    from .harness import HarnessError, load_agent, play
+
+    try:
+        play(args.game, load_agent(args.agent), seat=args.seat, seed=args.seed, players=args.players,
+             full=args.full)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+def _try(args: argparse.Namespace) -> int:
+    from .harness import HarnessError, load_agent, try_one
+
+    try:
+        try_one(args.verb, args.game, load_agent(args.agent))
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m sdk", description="Deduction Arena agent SDK tools.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("play", help="play a whole match locally against the arena's house agents, printing "
+                                    "every observation, prompt, reply and what was read from it")
+    p.add_argument("game", metavar="GAME", help="the game's id, as the arena lists it")
+    p.add_argument("--agent", default="app.py", metavar="APP.PY[:NAME]",
+                   help="the agent's app.py (its `agent`, or NAME); default: ./app.py")
+    p.add_argument("--seat", help="your seat (default: the first)")
+    p.add_argument("--seed", type=int, default=7, help="the match's seed (default 7)")
+    p.add_argument("--players", type=int, help="table size (default: the game's)")
+    p.add_argument("--full", action="store_true", help="print long messages whole (default: cut at 1,200 characters)")
+    p.set_defaults(func=_play)
+
+    p = sub.add_parser("try", help="one call on a real example observation of a game and verb")
+    p.add_argument("verb", choices=["speak", "vote", "answer"])
+    p.add_argument("--game", required=True, metavar="GAME", help="the game's (or question suite's) id")
+    p.add_argument("--agent", default="app.py", metavar="APP.PY[:NAME]", help="the agent's app.py (default ./app.py)")
+    p.set_defaults(func=_try)
 
     p = sub.add_parser("schema", help="print the Observation JSON schema")
     p.set_defaults(func=_schema)

@@ -74,14 +74,18 @@ def _replier(agent: Agent) -> Replier:
 
 
 def self_play(spec: GameSpec, seed: int, repliers: dict[str, Replier] | None = None,
-              players: int | None = None, settings: dict[str, Any] | None = None) -> SelfPlay:
-    """Play one match to its end, each reply read exactly as the runner reads it."""
+              players: int | None = None, settings: dict[str, Any] | None = None,
+              on_step: Callable[[Game], None] | None = None) -> SelfPlay:
+    """Play one match to its end, each reply read exactly as the runner reads it; `on_step`
+    sees the game before each step's requests are answered (e.g. to print new events)."""
     n = players or spec.default_players
     game = spec.make(n, seed, settings)
     game.match_id = f"conformance{seed}"
     repliers = {**house_repliers(spec, n), **(repliers or {})}
     played = SelfPlay(game)
     while not game.over:
+        if on_step is not None:
+            on_step(game)
         requests = game.pending()
         if not requests:
             raise ConformanceError("protocol", f"{spec.id}: the game is not over but asks nothing "
