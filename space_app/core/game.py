@@ -28,6 +28,8 @@ from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateI
 from .events import SPECTATORS, Event
 from .reply_formats import reply_format as default_reply_format
 
+OVER = "over"  # the phase a game ends in
+
 
 @dataclass(frozen=True)
 class Request:
@@ -114,9 +116,18 @@ class Game(ABC):
     def submit(self, outcomes: Iterable[Outcome]) -> None:
         """Apply the outcomes of the current step's requests."""
 
+    # the current phase; a game that keeps one ends when it is OVER (or overrides `over`)
+    phase: str = ""
+
     @property
-    @abstractmethod
-    def over(self) -> bool: ...
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    def turn_limits(self) -> Limits:
+        """A turn's limits from the game's settings (`max_chars`, `seconds`), else the defaults."""
+        default = Limits()
+        return Limits(max_chars=getattr(self.settings, "max_chars", default.max_chars),
+                      seconds=getattr(self.settings, "seconds", default.seconds))
 
     @abstractmethod
     def result(self) -> dict[str, Any]:
@@ -205,4 +216,4 @@ class Game(ABC):
         return obs.model_copy(update={"history": list(view.history)})
 
 
-__all__ = ["SPECTATORS", "Event", "Game", "Outcome", "OutcomeStatus", "Request", "usable_text", "why_unusable"]
+__all__ = ["OVER", "SPECTATORS", "Event", "Game", "Outcome", "OutcomeStatus", "Request", "usable_text", "why_unusable"]

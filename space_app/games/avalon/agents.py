@@ -3,12 +3,12 @@ from the observation), their randomness drawn from what the seat has seen."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 
 from sdk import Agent, Observation
 
+from ...core.seeding import history_key, seeded
 from . import speech, strategy
 from .beliefs import read_record
 from .rules import APPROVE, FAIL, REJECT, SUCCESS
@@ -22,10 +22,8 @@ def seat_rng(obs: Observation, salt: str = "", skip: frozenset[str] = frozenset(
     """Seeded by the seat's own view (its facts and the history so far, less the kinds in
     `skip`), never by the match id or a clock: the same game seed with house agents replays
     the same match."""
-    seen = "\n".join(f"{h.who}|{h.kind}|{h.round}|{h.text}" for h in obs.history if h.kind not in skip)
     facts = json.dumps(obs.private.facts, sort_keys=True, default=str)
-    key = f"{obs.game}|{obs.you}|{obs.round}|{facts}|{seen}|{salt}".encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+    return seeded(f"{obs.game}|{obs.you}|{obs.round}|{facts}|{history_key(obs, skip)}|{salt}")
 
 
 def _playable(obs: Observation) -> bool:

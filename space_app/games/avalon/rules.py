@@ -22,8 +22,6 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from sdk.observation import Limits
-
 from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .intentions import load_catalogue, selected_ids
 from .quiz import Question, Spoken, deduce_questions, guess_questions, read_answer, summarise_questions
@@ -301,17 +299,10 @@ class AvalonGame(Game):
                       visible_to=tuple(team), facts={"evil_team": team})
 
     # -- protocol ---------------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.phase == "over"
-
-    def _limits(self) -> Limits:
-        return Limits(max_chars=self.settings.max_chars, seconds=self.settings.seconds)
-
     def _ask(self, seat: str, verb: Literal["speak", "vote"], instruction: str,
              options: list[str] | None = None, pick: int = 1) -> Request:
         obs = self.observe(seat, verb, phase=self.phase, instruction=instruction, options=options, pick=pick,
-                           limits=self._limits(), round=self.quest, language=self.settings.language)
+                           limits=self.turn_limits(), round=self.quest, language=self.settings.language)
         return Request(seat, obs)
 
     def pending(self) -> list[Request]:
@@ -357,7 +348,7 @@ class AvalonGame(Game):
         if self.phase == "quiz":
             return [Request(q.seat, self.observe(
                 q.seat, "answer", phase=q.quiz, instruction=q.instruction, options=q.options, pick=q.pick,
-                option_texts=q.option_texts, limits=self._limits(), round=self.quest,
+                option_texts=q.option_texts, limits=self.turn_limits(), round=self.quest,
                 language=self.settings.language)) for q in self.quiz_steps[0]]
         return []
 

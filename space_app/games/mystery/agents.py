@@ -28,6 +28,8 @@ from functools import lru_cache
 
 from sdk import Agent, Observation
 
+from ...core.seeding import history_key, seeded
+
 __all__ = ["NaiveMysteryAgent", "RandomMysteryAgent", "Index", "first_person", "sentences", "terms"]
 
 # ---- text -------------------------------------------------------------------------------------
@@ -498,9 +500,7 @@ GENERIC = {
 
 def _rng(obs: Observation) -> random.Random:
     """Seeded by what the seat has seen (not by the match id): the same seed replays the same match."""
-    seen = "\n".join(f"{h.who}|{h.kind}|{h.round}|{h.text}" for h in obs.history)
-    key = f"{obs.you}|{obs.round}|{obs.phase}|{obs.instruction}|{seen}".encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+    return seeded(f"{obs.you}|{obs.round}|{obs.phase}|{obs.instruction}|{history_key(obs)}")
 
 
 class RandomMysteryAgent(Agent):

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from sdk.observation import ABSTAIN, Limits
+from sdk.observation import ABSTAIN
 
 from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
 from .phrases import PHRASES
@@ -204,13 +204,6 @@ class MysteryGame(Game):
     def seat_roles(self) -> dict[str, str]:
         return dict(self.roles)
 
-    @property
-    def over(self) -> bool:
-        return self.phase == "over"
-
-    def _limits(self) -> Limits:
-        return Limits(max_chars=self.settings.max_chars, seconds=self.settings.seconds)
-
     def pending(self) -> list[Request]:
         if self.over:
             return []
@@ -218,7 +211,7 @@ class MysteryGame(Game):
 
         def ask(seat: str, verb: Any, instruction: str, **kw: Any) -> Request:
             return Request(seat, self.observe(seat, verb, phase=step.phase, instruction=instruction,
-                                              limits=self._limits(), round=step.round, language=self.lang, **kw))
+                                              limits=self.turn_limits(), round=step.round, language=self.lang, **kw))
 
         if step.phase == "introduction":
             return [ask(step.seat, "speak", self._say("introduce", you=step.seat))]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 from sdk import ABSTAIN, Agent, Observation
 
+from ...core.seeding import history_key, seeded
 from .rules import contains_word, normalise_statement
 from .similarity import fit_function
 from .words import load_clues
@@ -43,9 +43,7 @@ GENERIC_ZH = [
 def _rng(obs: Observation, salt: str = "") -> random.Random:
     """Seeded by what the seat has seen (its word, the history so far), not by the match
     id: agents keep no state, and the same game seed replays the same match."""
-    seen = "\n".join(f"{h.who}|{h.kind}|{h.round}|{h.text}" for h in obs.history)
-    key = f"{obs.game}|{obs.you}|{obs.round}|{obs.phase}|{obs.private.text}|{seen}|{salt}".encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+    return seeded(f"{obs.game}|{obs.you}|{obs.round}|{obs.phase}|{obs.private.text}|{history_key(obs)}|{salt}")
 
 
 def _said(obs: Observation) -> set[str]:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from sdk.observation import ABSTAIN, Limits
+from sdk.observation import ABSTAIN
 
 from ...core.game import SPECTATORS, Game, Outcome, Request
 from .phrases import PHRASES
@@ -195,20 +195,13 @@ class SpyGame(Game):
         return {x: (SPY if x == self.spy else CIVILIAN) for x in self.seats}
 
     # -- protocol -----------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.phase == "over"
-
-    def _limits(self) -> Limits:
-        return Limits(max_chars=self.settings.max_chars, seconds=self.settings.seconds)
-
     def pending(self) -> list[Request]:
         lang = self.settings.language
         if self.phase == "describe":
             seat = self.order[self.turn]
             instruction = self._say("describe", round=self.round)
             obs = self.observe(seat, "speak", phase="describe", instruction=instruction,
-                               limits=self._limits(), round=self.round, language=lang)
+                               limits=self.turn_limits(), round=self.round, language=lang)
             return [Request(seat, obs)]
         if self.phase == "vote":
             requests = []
@@ -216,7 +209,7 @@ class SpyGame(Game):
                 options = [x for x in self.alive if x != seat]
                 instruction = self._say("vote", round=self.round)
                 obs = self.observe(seat, "vote", phase="vote", instruction=instruction,
-                                   options=options, allow_abstain=True, limits=self._limits(),
+                                   options=options, allow_abstain=True, limits=self.turn_limits(),
                                    round=self.round, language=lang)
                 requests.append(Request(seat, obs))
             return requests
