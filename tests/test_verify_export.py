@@ -120,8 +120,9 @@ KILLED_BEFORE_ANY_EVENT = textwrap.dedent("""
 """)
 
 
-def test_a_match_killed_before_its_first_event_is_reported_empty_not_failed(store_path, tmp_path, capsys):
-    db = copy_of(store_path, tmp_path)
+def test_a_match_killed_before_its_first_event_is_reported_empty_not_failed(store_path, tmp_path, capsys,
+                                                                          request):
+    db = copy_of(store_path, tmp_path, request)
     repo = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-c", KILLED_BEFORE_ANY_EVENT, str(db)], cwd=repo,
                           env={**os.environ, "PYTHONPATH": str(repo)}, capture_output=True, timeout=120)
