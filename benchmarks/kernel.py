@@ -3,10 +3,12 @@ load, and how long they take) and a house tournament written to a fresh store th
 for this checkout and for another one (e.g. the commit before the kernel moved), in one run.
 
     git worktree add --detach /tmp/before <commit>
-    python benchmarks/kernel.py --before /tmp/before [--matches 2000] [--repeats 7]
+    python benchmarks/kernel.py --before /tmp/before [--matches 2000] [--repeats 7] [--rounds 3]
 
 Every figure is measured in a fresh interpreter whose working directory is the checkout, so
-each side imports its own code.
+each side imports its own code. The two sides take turns (before, after, before, ...) and each
+figure is the median of its side: this machine's speed drifts by a quarter from one minute to
+the next, so one side measured after the other would compare the drift.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,25 +62,33 @@ def run(checkout: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=checkout, capture_output=True, text=True)
 
 
-def seconds(checkout: Path, args: list[str], repeats: int) -> float:
-    """Median wall time of a whole command (interpreter start included)."""
-    times = []
+def timed(checkout: Path, args: list[str]) -> float:
+    """Wall time of one whole command (interpreter start included)."""
+    started = time.perf_counter()
+    done = run(checkout, args)
+    if done.returncode != 0:
+        raise SystemExit(f"{checkout}: {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+    return time.perf_counter() - started
+
+
+COMMANDS = {"import space_app.store (s)": ["-c", "import space_app.store"],
+            "python -m space_app verify --help (s)": ["-m", "space_app", "verify", "--help"]}
+
+
+def startup(sides: dict[str, Path], repeats: int) -> dict[str, dict[str, object]]:
+    times: dict[str, dict[str, list[float]]] = {side: {key: [] for key in COMMANDS} for side in sides}
     for _ in range(repeats):
-        started = time.perf_counter()
-        done = run(checkout, args)
-        times.append(time.perf_counter() - started)
-        if done.returncode != 0:
-            raise SystemExit(f"{checkout}: {' '.join(args)} failed:\n{done.stderr[-2000:]}")
-    return statistics.median(times)
-
-
-def startup(checkout: Path, repeats: int) -> dict[str, object]:
-    loaded = json.loads(run(checkout, ["-c", LOADED]).stdout)
-    return {"import space_app.store (s)": seconds(checkout, ["-c", "import space_app.store"], repeats),
-            "python -m space_app verify --help (s)": seconds(checkout, ["-m", "space_app", "verify", "--help"],
-                                                             repeats),
-            "modules loaded by the store": loaded["modules"],
-            "game modules among them": loaded["games"], "PIL": loaded["PIL"], "pandas": loaded["pandas"]}
+        for key, args in COMMANDS.items():
+            for side, path in sides.items():  # the sides take turns
+                times[side][key].append(timed(path, args))
+    out: dict[str, dict[str, object]] = {}
+    for side, path in sides.items():
+        loaded = json.loads(run(path, ["-c", LOADED]).stdout)
+        out[side] = {key: statistics.median(values) for key, values in times[side].items()}
+        out[side].update({"modules loaded by the store": loaded["modules"],
+                          "game modules among them": loaded["games"], "PIL": loaded["PIL"],
+                          "pandas": loaded["pandas"]})
+    return out
 
 
 def tournament(checkout: Path, matches: int) -> dict[str, object]:
@@ -93,10 +104,11 @@ def main() -> None:
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the code to compare with")
     parser.add_argument("--matches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=3, help="tournaments per side, taking turns")
     args = parser.parse_args()
     sides = {"before": args.before.resolve(), "after": ROOT}
     print(f"python {sys.version.split()[0]}; median of {args.repeats} fresh interpreters per start-up figure\n")
-    ups = {name: startup(path, args.repeats) for name, path in sides.items()}
+    ups = startup(sides, args.repeats)
     print(f"{'start-up':44} {'before':>10} {'after':>10}")
     for key in ups["after"]:
         b, a = ups["before"][key], ups["after"][key]
@@ -104,12 +116,18 @@ def main() -> None:
         print(f"{key:44} {show(b)} {show(a)}")
     for key in ("import space_app.store (s)", "python -m space_app verify --help (s)"):
         print(f"{key}: {ups['before'][key] / ups['after'][key]:.2f}x faster after")
-    print(f"\n{args.matches}-match house tournament into a fresh SQLite store, then verify every match")
-    runs = {name: tournament(path, args.matches) for name, path in sides.items()}
+    print(f"\n{args.matches}-match house tournament into a fresh SQLite store, then verify every match "
+          f"(median of {args.rounds} per side, the sides taking turns)")
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
+    for _ in range(args.rounds):
+        for name, path in sides.items():
+            runs[name].append(tournament(path, args.matches))
     for key in ("tournament", "verify"):
-        b, a = runs["before"][key], runs["after"][key]
-        print(f"{key:12} before {b:7.1f} s   after {a:7.1f} s   after/before {a / b:.3f}")
-    print(f"verdicts: before {runs['before']['verdicts']}, after {runs['after']['verdicts']}")
+        b = statistics.median(r[key] for r in runs["before"])
+        a = statistics.median(r[key] for r in runs["after"])
+        each = "; ".join(f"{n}: {', '.join(f'{r[key]:.1f}' for r in runs[n])}" for n in sides)
+        print(f"{key:12} before {b:7.1f} s   after {a:7.1f} s   after/before {a / b:.3f}   ({each})")
+    print(f"verdicts: before {runs['before'][-1]['verdicts']}, after {runs['after'][-1]['verdicts']}")
 
 
 if __name__ == "__main__":

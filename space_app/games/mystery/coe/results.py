@@ -6,9 +6,7 @@ judged then by the heuristic judge, which the page names) and every stored quiz 
 from __future__ import annotations
 
 import html
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ....core.spec import ResultsPage, ResultsSection
 from ..catalog import catalog
@@ -21,6 +19,10 @@ from .verdicts import VerdictBook
 __all__ = ["NEWEST", "heat_map_html", "results_page", "scores_frame"]
 
 NEWEST = 300  # matches read per opening: the page stays quick however large the store
+
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _link(match_id: str) -> str:
@@ -79,6 +81,8 @@ def _cell(s: Score) -> str:
 
 def scores_frame(scores: dict[str, list[Score]], keys: tuple[str, ...] = SCORE_KEYS) -> pd.DataFrame:
     rows = [{"agent": agent, **{s.key.upper(): _cell(s) for s in got}} for agent, got in scores.items()]
+    import pandas as pd  # loaded when a results page is drawn, not when the game is imported
+
     return pd.DataFrame(rows, columns=["agent", *(k.upper() for k in keys)])
 
 
@@ -111,6 +115,8 @@ def chart_frame(scores: dict[str, list[Score]]) -> pd.DataFrame:
     rows = [{"score · agent": f"{s.key.upper()} · {agent}", "agent": agent, "score": s.key.upper(),
              "value": round(s.value / scale[s.unit], 4)}
             for agent, got in scores.items() for s in got if s.value is not None]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["score · agent", "agent", "score", "value"])
 
 
