@@ -18,6 +18,17 @@ GENERIC_SYSTEM = "You are an agent in a social-deduction game. Follow the instru
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "fr": "French", "de": "German", "es": "Spanish",
                   "ja": "Japanese", "ko": "Korean", "ru": "Russian", "pt": "Portuguese", "it": "Italian"}
 
+# How a reply is read, in English: the arena's kernel words every observation's `reply_format`
+# with these lines (and their translations); an observation without one gets them here.
+REPLY_FORMATS: dict[str, str] = {
+    "speak": "Reply with your statement only, at most {max_chars} characters.",
+    "choose": "Think briefly, then end with a last line of the form 'Final answer: <{pick}>'.{abstain}",
+    "answer": "Answer concisely, at most {max_chars} characters.",
+    "pick_one": "one option",
+    "pick_many": "{n} different options, comma-separated",
+    "abstain": " You may also answer 'abstain'.",
+}
+
 VERB_TEMPLATES: dict[str, str] = {
     "speak": "You are {you}. {private}\n\nWhat happened so far:\n{history}\n\n{instruction}\n{reply_format}",
     "vote": (
@@ -47,7 +58,7 @@ SHORTER_TEMPLATES: dict[str, str] = {
 
 
 def render_fields(obs: Observation, max_history: int = 60) -> dict[str, str]:
-    pick_hint = "one option" if obs.pick == 1 else f"{obs.pick} different options, comma-separated"
+    pick_hint = REPLY_FORMATS["pick_one"] if obs.pick == 1 else REPLY_FORMATS["pick_many"].format(n=obs.pick)
     return {
         "you": obs.you,
         "game": obs.game,
@@ -81,11 +92,9 @@ def language_name(code: str) -> str:
 def fallback_format(obs: Observation, pick_hint: str) -> str:
     """The reply format when the arena sent none (before SDK 0.3.0 the SDK wrote it)."""
     if obs.verb == "vote" or obs.options:
-        abstain = " You may also answer 'abstain'." if obs.allow_abstain else ""
-        return f"Think briefly, then end with a last line of the form 'Final answer: <{pick_hint}>'.{abstain}"
-    if obs.verb == "speak":
-        return f"Reply with your statement only, at most {obs.limits.max_chars} characters."
-    return "Answer concisely."
+        abstain = REPLY_FORMATS["abstain"] if obs.allow_abstain else ""
+        return REPLY_FORMATS["choose"].format(pick=pick_hint, abstain=abstain)
+    return REPLY_FORMATS["speak" if obs.verb == "speak" else "answer"].format(max_chars=obs.limits.max_chars)
 
 
 def system_prompt(obs: Observation, overrides: dict[str, str] | None = None) -> str:

@@ -105,7 +105,7 @@ class WiSAgent(Agent):
     """Arena-side proxy for an agent served with the WiS protocol (spy only).
 
     base_url: the server's base URL (the routes are `{base_url}/agent/...`), or a
-    Space id. timeout: seconds for calls outside a turn (`info`, `finish`); one
+    Space id. timeout: seconds for calls outside a turn (`info`, the health check); one
     `speak`/`vote` (all its POSTs together) lasts the observation's own limit, which
     `timeout` never shortens. transport: an httpx transport (tests).
     """

@@ -7,18 +7,12 @@ turn's limit; a choice is read from its last 'Final answer:' line, by label firs
 from __future__ import annotations
 
 from sdk.observation import Verb
+from sdk.prompts import REPLY_FORMATS
 
 from .phrasebook import Phrasebook
 
 FORMATS = Phrasebook({
-    "en": {
-        "speak": "Reply with your statement only, at most {max_chars} characters.",
-        "choose": "Think briefly, then end with a last line of the form 'Final answer: <{pick}>'.{abstain}",
-        "answer": "Answer concisely, at most {max_chars} characters.",
-        "pick_one": "one option",
-        "pick_many": "{n} different options, comma-separated",
-        "abstain": " You may also answer 'abstain'.",
-    },
+    "en": REPLY_FORMATS,  # the SDK's own wording, which it uses when an observation has none
     "zh": {
         "speak": "只回复你的发言本身，不超过{max_chars}个字符。",
         "choose": "先简短思考，最后单独一行写成“最终答案：<{pick}>”。{abstain}",
