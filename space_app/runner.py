@@ -24,6 +24,7 @@ from sdk.agent import Agent
 from sdk.errors import AgentError
 from sdk.observation import Observation
 
+from .core.events import Call, Error
 from .core.game import SPECTATORS, Event, Game, Outcome, Request
 from .core.replies import outcome_text
 from .images import game_resolver, inline_images
@@ -156,10 +157,7 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
         data["truncated"] = True  # a model reply of the turn stopped at its token limit
     if seconds is not None:
         data["seconds"] = seconds  # the seat's own limit, for `verify` to hand the game again
-    record = Event(
-        kind="call", actor=request.seat, round=obs.round, visible_to=SPECTATORS,
-        text=detail or status, data=data,
-    )
+    record = Call(actor=request.seat, round=obs.round, visible_to=SPECTATORS, text=detail or status, **data)
     return Outcome(seat=request.seat, text=text, status=status, detail=detail,
                    notes=notes if status == "ok" else None, seconds=seconds), record
 
@@ -195,7 +193,7 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
             game.submit([outcome for outcome, _ in results])
             flush(records)
     except Exception as exc:  # a bug in a game must not lose what was recorded
-        error = Event(kind="error", text=f"{type(exc).__name__}: {exc}", visible_to=SPECTATORS)
+        error = Error(text=f"{type(exc).__name__}: {exc}", visible_to=SPECTATORS)
         flush([error])
         return MatchOutcome(game.match_id, "error", {}, log, error=error.text)
     return MatchOutcome(game.match_id, "finished", game.result(), log)

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -43,8 +43,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
-from .core.events import Event
 from .dbtypes import BigId, BigInt, Chars, LongText, json_for_postgresql
+
+if TYPE_CHECKING:  # the store keeps events as kind + JSON and reads no model
+    from .core.events import Event
 
 metadata = MetaData()
 
@@ -377,7 +379,7 @@ class Store:
         now = time.time()
         rows = [{"match_id": match_id, "seq": seq, "kind": e.kind, "actor": e.actor,
                  "round": e.round, "visible_to": None if e.visible_to is None else list(e.visible_to),
-                 "text": e.text, "data": e.data, "created_at": now} for seq, e in items]
+                 "text": e.text, "data": e.payload(), "created_at": now} for seq, e in items]
         if not rows:
             return
         with self._write_lock, self.engine.begin() as conn:

@@ -63,7 +63,7 @@ def test_a_sqlite_store_moves_to_postgresql_and_back(sqlite_store, pg_server, tm
     code, out, _ = run(capsys, "--db", target, "verify", "--all")
     assert code == 0 and "16 identical" in out
     copy.create_match("new-one", "spy", 1, [{"seat": "P1", "agent_id": "house:random"}])
-    copy.append_events("new-one", [(0, Event("setup", visible_to=()))])
+    copy.append_events("new-one", [(0, Event(kind="setup", visible_to=()))])
 
     # and back to a new SQLite file
     back = tmp_path / "back.db"

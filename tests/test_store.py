@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import create_engine, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from space_app.core.game import Event
+from space_app.core.events import GENERIC, Call, Event, Private, Setup
 from space_app.games.spy.metrics import rescore
 from space_app.store import Store, matches
 
@@ -53,11 +53,11 @@ def seat_rows(*agent_ids: str) -> list[dict[str, str]]:
 
 
 def sample_events(n: int = 5) -> list[tuple[int, Event]]:
-    evs = [Event("setup", text="secret setup", visible_to=(), data={"roles": {"P1": "spy"}}),
-           Event("private", text="your word", visible_to=("P1",), data={"facts": {"word": "tea"}}),
-           Event("statement", actor="P1", text="hello ✓ 你好", round=1),
-           Event("call", actor="P1", round=1, visible_to=(), data={"latency_ms": 1.5}),
-           Event("end", round=1, data={"winner": "spy"})]
+    evs = [Setup(text="secret setup", visible_to=(), roles={"P1": "spy"}),
+           Private(text="your word", visible_to=("P1",), facts={"word": "tea"}),
+           Event(kind="statement", actor="P1", text="hello ✓ 你好", round=1),
+           Call(actor="P1", round=1, visible_to=(), latency_ms=1.5),
+           Event(kind="end", round=1, winner="spy")]
     return list(enumerate(evs[:n]))
 
 
@@ -104,15 +104,15 @@ def test_create_append_finish_get(target):
     assert m["result"] == {"scores": {"P1": 12.0, "P2": 0.0}, "winner": "spy"}
     got = m["events"]
     assert [e["seq"] for e in got] == list(range(5))
-    back = [Event.from_dict(e) for e in got]
-    assert back == [e for _, e in items]  # kind, actor, text, round, visibility, data
+    back = [GENERIC.parse(e) for e in got]
+    assert [b.to_dict() for b in back] == [e.to_dict() for _, e in items]  # kind, actor, text, round, visibility, data
     assert got[2]["text"] == "hello ✓ 你好"
     assert got[0]["visible_to"] == [] and got[2]["visible_to"] is None
     assert store.events_of("m1") == got
     assert store.get_match("m1", with_events=False).get("events") is None
     assert store.get_match("nope") is None
     with pytest.raises(IntegrityError):  # a sequence number is written once
-        store.append_events("m1", [(0, Event("statement"))])
+        store.append_events("m1", [(0, Event(kind="statement"))])
     assert len(store.events_of("m1")) == 5
     store.close()
 
@@ -196,8 +196,8 @@ def test_what_sqlite_accepts_every_backend_accepts(target):
     store.upsert_agent(long_agent, name="N" * 300, kind="remote", src="s" * 700, secret="k" * 800)
     store.create_match("m1", "spy", 2**40 + 7, [{"seat": "S" * 90, "agent_id": long_agent}],
                        settings={"rounds": 3}, tag=long_tag)
-    store.append_events("m1", [(0, Event("statement", actor="A" * 150, text="nul\x00byte ✓",
-                                         data={"raw": "nul\x00in json", "latency": float("nan")}))])
+    store.append_events("m1", [(0, Event(kind="statement", actor="A" * 150, text="nul\x00byte ✓",
+                                         raw="nul\x00in json", latency=float("nan")))])
     store.finish_match("m1", "error", error="trace with \x00")
     store.save_answers("suite-" + "x" * 300, long_agent, [
         {"item_id": "q1", "types": ["belief"], "gold": "a", "parsed": None, "correct": 0, "status": "error",

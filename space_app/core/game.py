@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
-from .events import SPECTATORS, Event
+from .events import GENERIC, SPECTATORS, Event, Private
 from .reply_formats import reply_format as default_reply_format
 
 OVER = "over"  # the phase a game ends in
@@ -144,9 +144,13 @@ class Game(ABC):
         return ""
 
     # -- helpers ------------------------------------------------------------
-    def emit(self, kind: str, text: str = "", *, actor: str = "host", round: int | None = None,
+    def emit(self, event: Event | str, text: str = "", *, actor: str = "host", round: int | None = None,
              visible_to: tuple[str, ...] | None = None, **data: Any) -> Event:
-        event = Event(kind=kind, actor=actor, text=text, round=round, visible_to=visible_to, data=data)
+        """Append an event: a kind's model, or (while games move to models) a kind name and
+        its fields, read through the generic kinds."""
+        if isinstance(event, str):
+            event = GENERIC.parse({"kind": event, "actor": actor, "text": text, "round": round,
+                                   "visible_to": visible_to, "data": data})
         self.events.append(event)
         return event
 
@@ -162,25 +166,23 @@ class Game(ABC):
             e = self.events[index]
             if not e.visible_for(seat):
                 continue
-            images = [str(i) for i in e.data.get("images") or []]
-            if e.kind == "private" and e.visible_to:
+            images = e.pictures()
+            if isinstance(e, Private) and e.visible_to:
                 # one seat's secret, or a group's (e.g. a team that knows each other)
                 others = [s for s in e.visible_to if s != seat]
-                view.facts.update(e.data.get("facts", {}))
+                view.facts.update(e.facts)
                 if e.text:
                     view.texts.append(e.text)
                 view.shared_with += [s for s in others if s not in view.shared_with]
-                if isinstance(e.data.get("document"), dict):
-                    doc = e.data["document"]
-                    view.documents.append(Document(
-                        title=str(doc.get("title") or ""), kind=str(doc.get("kind") or "note"),
-                        text=str(doc.get("text") or ""), shared_with=others,
-                        images=[str(i) for i in doc.get("images") or []], data=dict(doc.get("data") or {})))
-                    images += [str(i) for i in doc.get("images") or []]
-            elif e.kind in self.history_kinds:
+                if e.document is not None:
+                    doc = e.document
+                    view.documents.append(Document(title=doc.title, kind=doc.kind, text=doc.text, shared_with=others,
+                                                   images=list(doc.images), data=dict(doc.data)))
+            elif type(e).in_history or e.kind in self.history_kinds:
                 item = self._items.get(index)
                 if item is None:
-                    data = {k: v for k, v in e.data.items() if k != "images"}
+                    data = e.payload()
+                    data.pop("images", None)
                     item = self._items[index] = HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round,
                                                             data=data, images=images)
                 view.history.append(item)

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from sdk.agent import Agent
 
+from .events import EventKinds
 from .game import Game
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
@@ -216,6 +217,9 @@ class GameSpec:
     # the game's values (roles, sides, winners) and result-column names in other languages,
     # language -> {value: word}, e.g. {"zh": {"spy": "卧底"}}: a result table in that language
     value_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # the game's event vocabulary (the generic kinds and its own models in `games/<id>/events.py`):
+    # how stored rows read back as models and how the transcript shows each kind
+    events: EventKinds = field(default_factory=EventKinds)
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
