@@ -235,6 +235,13 @@ class EventKinds:
     def parse_all(self, rows: Iterable[Event | Mapping[str, Any]]) -> list[Event]:
         return [self.parse(r) for r in rows]
 
+    def from_history(self, item: Any) -> Event:
+        """An agent's history item (`sdk.HistoryItem`: who, kind, text, round, data, images)
+        as the model of its kind, so a house agent reads fields, not keys."""
+        data = {**item.data, "images": list(item.images)} if item.images else dict(item.data)
+        return self.parse({"kind": item.kind, "actor": item.who, "text": item.text, "round": item.round,
+                           "data": data})
+
 
 GENERIC = EventKinds()  # the generic kinds alone: what generic code reads of any game's log
 

@@ -94,7 +94,9 @@ class Game(ABC):
 
     id: ClassVar[str]
     title: ClassVar[str]
-    history_kinds: ClassVar[frozenset[str]]  # event kinds shown to agents as history
+    # event kinds shown to agents as history, for kinds not yet given as models (a model
+    # says it itself: `in_history`)
+    history_kinds: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, seats: list[str], seed: int, settings: BaseModel) -> None:
         if len(set(seats)) != len(seats):
