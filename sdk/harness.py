@@ -131,7 +131,7 @@ def play(game: str, agent: Agent, *, seat: str | None = None, seed: int = 7, pla
     def events_so_far(game_state: Any) -> None:
         nonlocal shown
         for event in game_state.events[shown:]:
-            if event.visible_for(mine) and event.kind != "private":
+            if event.visible_for(mine) and event.style != "secret":  # its secrets are in the observation
                 printer.say(f"  [{event.kind}] {event.actor}: {printer.clip(event.text)}")
         shown = len(game_state.events)
 

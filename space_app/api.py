@@ -36,7 +36,9 @@ from .compare import MEASURES
 from .compare import compare as duplicate
 from .config import ArenaConfig
 from .core import GAMES, ResultsPage, Study, get_game
+from .core.events import GENERIC
 from .core.game import Request
+from .core.transcript import seat_events
 from .export import snapshot
 from .leaderboard import board
 from .registry import RegistrationError, register_agent
@@ -325,8 +327,9 @@ class ArenaAPI:
         if seat:
             if seat not in [s["seat"] for s in match["seats"]]:
                 raise ApiError(f"no seat {seat!r} in this match")
-            match["events"] = [e for e in match["events"] if e["kind"] != "call"
-                               and (e["visible_to"] is None or seat in e["visible_to"])]
+            rows, typed = match["events"], GENERIC.parse_all(match["events"])
+            shown = {id(e) for e in seat_events(typed, seat)}  # the stored rows themselves are returned
+            match["events"] = [row for row, e in zip(rows, typed, strict=True) if id(e) in shown]
         return match
 
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
@@ -369,10 +372,9 @@ class ArenaAPI:
             # the observation's own limit, as in a match, within this arena's turn limit
             seconds = min(obs.limits.seconds, self.config.max_turn_seconds)
             outcome, record = await call_agent(seated, Request(obs.you, obs), seconds=seconds)
-        data = record.data
-        return {"agent": spec, "verb": obs.verb, "status": data["status"], "detail": data["detail"],
-                "reply": data["reply"], "read_as": outcome.text, "latency_ms": data["latency_ms"],
-                "seconds": seconds, "truncated": data.get("truncated", False)}
+        return {"agent": spec, "verb": obs.verb, "status": record.status, "detail": record.detail,
+                "reply": record.reply, "read_as": outcome.text, "latency_ms": record.latency_ms,
+                "seconds": seconds, "truncated": bool(record.truncated)}
 
     # -- question suites ---------------------------------------------------------------
     async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",

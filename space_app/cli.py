@@ -68,20 +68,8 @@ def add_setting_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
 
 
-def transcript_line(e: Any) -> str | None:
-    kind, actor, text = e.kind, e.actor, e.text
-    if kind in ("private", "call", "withheld_statement"):
-        return None
-    if kind == "setup":
-        return f"[judge] {text}"
-    if kind == "statement":
-        return f"  {actor}: {text}"
-    if kind == "round_start":
-        return f"\n== {text}"
-    return f"  [{kind}] {text}"
-
-
 def cmd_match(args: argparse.Namespace) -> int:
+    from .core.transcript import plain_line
     from .service import MatchPlan
 
     arena = _arena(args.db)
@@ -89,7 +77,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     def live(items: list) -> None:
         for _, e in items:
-            line = transcript_line(e)
+            line = plain_line(e)
             if line is not None:
                 say(line, flush=True)
 

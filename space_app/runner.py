@@ -102,7 +102,7 @@ async def shown_to(agent: Agent, obs: Observation) -> Observation:
     return await asyncio.to_thread(inline_images, obs, to_url)
 
 
-async def call_agent(agent: Agent, request: Request, seconds: float | None = None) -> tuple[Outcome, Event]:
+async def call_agent(agent: Agent, request: Request, seconds: float | None = None) -> tuple[Outcome, Call]:
     """One request -> (the outcome the game sees, the call record)."""
     obs = request.observation
     if seconds is not None:

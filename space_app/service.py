@@ -14,7 +14,7 @@ from sdk.agent import LOCAL_AGENT_THREADS
 
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .core import get_game
-from .core.game import Event
+from .core.events import Call, Event
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
 from .seating import TournamentOutcomes, count_seating, schedule
@@ -133,10 +133,10 @@ class Arena:
         calls: Counter[str] = Counter()
         fails: Counter[str] = Counter()
         for e in outcome.events:
-            if e.kind == "call":
+            if isinstance(e, Call):
                 agent_id = base_of(seat_agents[e.actor].agent_id)
                 calls[agent_id] += 1
-                if e.data.get("status") in ("timeout", "error"):
+                if e.status in ("timeout", "error"):
                     fails[agent_id] += 1
         for agent_id, n in calls.items():
             if self.store.get_agent(agent_id) is not None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core import SeatRecord, Tally, get_game, tallies_of_match
+from .core.events import GENERIC, Call
 from .rating import SIDE, Skill, TeamRating, placings
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .store import Store
@@ -76,10 +77,9 @@ def unreachable_calls(match: dict[str, Any]) -> dict[str, int]:
     """Per seat, the calls whose agent could not be reached at all (connection refused, DNS,
     a Space that never woke): what may be the network's fault rather than the agent's play."""
     out: dict[str, int] = {}
-    for e in match.get("events") or []:
-        data = e.get("data") or {}
-        if e.get("kind") == "call" and str(data.get("detail", "")).startswith("unreachable"):
-            out[e.get("actor") or ""] = out.get(e.get("actor") or "", 0) + 1
+    for e in GENERIC.parse_all(match.get("events") or []):
+        if isinstance(e, Call) and e.unreachable:
+            out[e.actor] = out.get(e.actor, 0) + 1
     return out
 
 

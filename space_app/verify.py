@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .core import Event, Outcome, Request, UnknownGame, get_game
+from .core.events import GENERIC, Call, Error
 from .core.replies import outcome_text
 
 Verdict = Literal["identical", "differs", "older_rules", "skipped"]
@@ -50,23 +51,29 @@ def _plain(event: Event) -> dict[str, Any]:
     return json.loads(json.dumps({k: event.to_dict()[k] for k in COMPARED}, default=str))
 
 
-def _outcome(request: Request, call: dict[str, Any]) -> Outcome:
-    data = call.get("data") or {}
-    status = data.get("status")
-    if status == "ok":
-        notes = data.get("notes") if isinstance(data.get("notes"), dict) else None
-        if "given" in data:
-            return Outcome(request.seat, data["given"], "ok", data.get("detail") or "", notes)
-        reply = data.get("reply")
-        if not isinstance(reply, str):
-            raise _Mismatch(call["seq"], "a call marked ok carries no reply")
-        text, replayed_status, detail = outcome_text(reply, request.observation)
+def _call(row: dict[str, Any], request: Request) -> Call:
+    """The stored row that must be `request`'s call record, read as one."""
+    call = GENERIC.parse(row)
+    if not isinstance(call, Call) or call.actor != request.seat:
+        raise _Mismatch(row.get("seq"), f"expected {request.seat}'s reply, found a {row.get('kind')} event "
+                                        f"by {row.get('actor')}" + (" that does not read as a call record"
+                                                                    if GENERIC.model_of(str(row.get("kind"))) is Call
+                                                                    else ""))
+    return call
+
+
+def _outcome(request: Request, call: Call) -> Outcome:
+    if call.status == "ok":
+        if call.given is not None:
+            return Outcome(request.seat, call.given, "ok", call.detail, call.notes)
+        if call.reply is None:
+            raise _Mismatch(call.seq, "a call marked ok carries no reply")
+        text, replayed_status, detail = outcome_text(call.reply, request.observation)
         return Outcome(request.seat, text, replayed_status, detail,  # type: ignore[arg-type]
-                       notes if replayed_status == "ok" else None)
-    if status in ("timeout", "error", "unparseable"):
-        seconds = data.get("seconds") if isinstance(data.get("seconds"), (int, float)) else None
-        return Outcome(request.seat, None, status, data.get("detail") or "", seconds=seconds)
-    raise _Mismatch(call["seq"], f"a call record with an unknown status {status!r}")
+                       call.notes if replayed_status == "ok" else None)
+    if call.status in ("timeout", "error", "unparseable"):
+        return Outcome(request.seat, None, call.status, call.detail, seconds=call.seconds)  # type: ignore[arg-type]
+    raise _Mismatch(call.seq, f"a call record with an unknown status {call.status!r}")
 
 
 def _describe(stored: dict[str, Any], replayed: dict[str, Any]) -> str:
@@ -108,21 +115,18 @@ def replay(match: dict[str, Any]) -> None:
             if match["status"] in ("aborted", "error"):
                 return  # it stopped here; everything up to here is identical
             raise _Mismatch(None, "the record ends while the game still asks for moves")
-        for request, call in zip(requests, calls, strict=False):
-            if call["kind"] != "call" or call["actor"] != request.seat:
-                raise _Mismatch(call["seq"], f"expected {request.seat}'s reply, found a {call['kind']} event "
-                                             f"by {call['actor']}")
+        typed = [_call(row, request) for request, row in zip(requests, calls, strict=False)]
         if len(calls) < len(requests):
             if match["status"] in ("aborted", "error"):
                 return
             raise _Mismatch(None, "the record ends in the middle of a step")
-        outcomes = [_outcome(r, c) for r, c in zip(requests, calls, strict=True)]
+        outcomes = [_outcome(r, c) for r, c in zip(requests, typed, strict=True)]
         pos += len(requests)
         game.submit(outcomes)
         compare_new()
-    rest = [e for e in stored[pos:] if e["kind"] != "error"]
+    rest = [e for e in GENERIC.parse_all(stored[pos:]) if not isinstance(e, Error)]
     if rest:
-        raise _Mismatch(rest[0]["seq"], f"the record has a {rest[0]['kind']} event after the game's end")
+        raise _Mismatch(rest[0].seq, f"the record has a {rest[0].kind} event after the game's end")
     if match["status"] == "finished":
         replayed_result = json.loads(json.dumps(game.result(), default=str))
         if match.get("result") != replayed_result:

@@ -10,6 +10,8 @@ from space_app.agent_examples import examples
 from space_app.api import ArenaAPI
 from space_app.config import ArenaConfig
 from space_app.core import get_game
+from space_app.core.events import Event
+from space_app.core.transcript import call_reasons
 from space_app.runner import SeatAgent, play
 from space_app.ui.agents_tab import example_choices, example_json, match_links, read_as_markdown
 from space_app.ui.replay import transcript_html, visible
@@ -37,18 +39,18 @@ class Garbled(Plain):
         return "nobody in particular"
 
 
-def stored_events(seed: int = 3) -> list[dict]:
+def stored_events(seed: int = 3) -> list[Event]:
     spec = get_game("spy")
     game = spec.make(6, seed)
     agents = {"P1": Crashing(), "P2": Garbled()}
     seats = {s: SeatAgent(agents.get(s, Plain()), s) for s in game.seats}
     out = asyncio.run(play(game, seats))
-    return [{"seq": i, **e.to_dict()} for i, e in enumerate(out.events)]
+    return spec.events.parse_all({"seq": i, **e.to_dict()} for i, e in enumerate(out.events))
 
 
 def test_a_failed_turn_shows_its_reason_in_the_transcript_line():
     events = stored_events()
-    html = transcript_html(visible(events, None))
+    html = transcript_html(visible(events, None), reasons=call_reasons(events))
     assert "agent_failed: KeyError" in html  # from the spectator-only call record
     assert "da-reason" in html
     # a seat's own view never shows call records, so not their details either
@@ -57,7 +59,7 @@ def test_a_failed_turn_shows_its_reason_in_the_transcript_line():
 
 def test_an_unreadable_vote_shows_why_in_its_line():
     events = stored_events()
-    html = transcript_html(visible(events, None))
+    html = transcript_html(visible(events, None), reasons=call_reasons(events))
     assert "P2 abstains. <span class='da-reason'>— unparseable: the reply names none of the options" in html
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from space_app.core.events import GENERIC
 from space_app.ui import i18n
 from space_app.ui.replay import result_markdown, transcript_html
 
@@ -57,7 +58,7 @@ def test_a_chinese_match_reads_in_chinese_around_the_games_own_lines():
     assert i18n.language_of(match) == "zh" and i18n.language_of({"settings": {"language": "xx"}}) == "en"
     events = [{"seq": 1, "kind": "private", "actor": "P1", "round": 1, "visible_to": ["P1"],
                "text": "你的词是「苹果」。", "data": {}}]
-    html = transcript_html(events, {"P1": "a"}, language="zh")
+    html = transcript_html(GENERIC.parse_all(events), {"P1": "a"}, language="zh")
     assert "只有 <b>P1</b>" in html and "苹果" in html
     assert "还没有事件" in transcript_html([], language="zh")
     assert "No events yet" in transcript_html([])

@@ -19,6 +19,7 @@ from sqlalchemy import update
 
 from sdk import RemoteAgent
 from space_app.agents.catalogue import PLAIN_URL_WAKE_SECONDS, AgentCatalogue
+from space_app.core import get_game
 from space_app.safe_text import clean_name, markdown_text, terminal_text
 from space_app.store import Store, matches, this_process
 from space_app.ui.replay import result_markdown, transcript_html
@@ -104,7 +105,7 @@ def test_word_pairs_and_names_in_a_replay_are_inert():
     assert len(page.splitlines()) == 2 + 2 + len(words), "a word broke the table"
     events = [{"seq": 0, "kind": "statement", "actor": "P1", "round": 1, "text": HOSTILE[0] + HOSTILE[4],
                "visible_to": None, "data": {}}]
-    html_page = transcript_html(events, {"P1": HOSTILE[4]})
+    html_page = transcript_html(get_game("spy").events.parse_all(events), {"P1": HOSTILE[4]})
     assert "<img" not in html_page and "<script" not in html_page
 
 

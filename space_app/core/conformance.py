@@ -158,7 +158,7 @@ def check_no_leaks(spec: GameSpec, seed: int = 1) -> int:
     seats = played.game.seats
 
     def said(e: Event) -> str:
-        return e.text + " " + " ".join(_leaf_strings(e.data))
+        return e.text + " " + " ".join(_leaf_strings(e.payload()))
 
     known = {seat: " ".join(said(e) for e in played.game.events if e.visible_for(seat)) for seat in seats}
     views = {seat: " ".join(o.model_dump_json() for o in played.seen.get(seat, [])) for seat in seats}
@@ -170,7 +170,7 @@ def check_no_leaks(spec: GameSpec, seed: int = 1) -> int:
     for e in played.game.events:
         if e.visible_to is None:
             continue
-        secrets = [e.text] + [s for s in _leaf_strings(e.data) if len(s) >= 3 and s not in seats]
+        secrets = [e.text] + [s for s in _leaf_strings(e.payload()) if len(s) >= 3 and s not in seats]
         for seat in seats:
             if seat in e.visible_to:
                 continue

@@ -81,6 +81,10 @@ class Event(BaseModel):
         """Every image reference shown with this event (its own and any document's)."""
         return [str(i) for i in self.images]
 
+    def caption(self) -> str:
+        """What its pictures show, in words (their alt text): its text unless the kind has better."""
+        return self.text
+
     def payload(self) -> dict[str, Any]:
         """The kind's own fields as stored (the envelope aside): exactly the fields given."""
         return self.model_dump(exclude=set(ENVELOPE), exclude_unset=True)

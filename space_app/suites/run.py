@@ -20,6 +20,7 @@ from typing import Any
 from sdk import Agent
 from sdk.observation import Document, Limits, Observation, PrivateInfo
 
+from ..core.events import Call
 from ..core.game import Request
 from ..core.reply_formats import reply_format
 from ..runner import call_agent
@@ -95,11 +96,11 @@ def first_n(items: list[SuiteItem], limit: int | None) -> list[SuiteItem]:
     return [item for item in items if item.id in chosen]
 
 
-def answer_row(item: SuiteItem, data: dict[str, Any], parsed: str | None) -> dict[str, Any]:
+def answer_row(item: SuiteItem, call: Call, parsed: str | None) -> dict[str, Any]:
     return {"item_id": item.id, "types": list(item.types), "gold": item.answer, "parsed": parsed,
-            "correct": int(parsed == item.answer), "status": data["status"], "detail": data["detail"] or "",
-            "reply": data["reply"], "latency_ms": data["latency_ms"],
-            "tokens": int(data["prompt_tokens"] or 0) + int(data["completion_tokens"] or 0)}
+            "correct": int(parsed == item.answer), "status": call.status, "detail": call.detail or "",
+            "reply": call.reply, "latency_ms": call.latency_ms,
+            "tokens": int(call.prompt_tokens or 0) + int(call.completion_tokens or 0)}
 
 
 async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, limit: int | None = None,
@@ -120,7 +121,7 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
         async with gate:
             asked = observation(item, suite.game, seconds, suite.rules)
             outcome, record = await call_agent(agent, Request(READER, asked))
-        pending.append(answer_row(item, record.data, outcome.text if outcome.ok else None))
+        pending.append(answer_row(item, record, outcome.text if outcome.ok else None))
         # each answer is kept as it comes (slow models: a killed run loses nothing), or in
         # small batches when answers come faster than ten a second
         if len(pending) >= 10 or time.monotonic() - last_save[0] > 0.1:

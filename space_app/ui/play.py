@@ -15,6 +15,7 @@ from sdk import Observation
 from ..agents.human import HumanAgent
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..core import GAMES, GameSpec, get_game
+from ..core.events import Event
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
@@ -257,7 +258,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             HUMANS[request.session_hash or visitor] = human
             extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
         queue: asyncio.Queue = asyncio.Queue()
-        events: list[dict[str, Any]] = []
+        events: list[Event] = []
         seat_view = mine if human else None
         task = asyncio.create_task(api.run_match(
             {}, visitor=visitor, plan=plan, extra_agents=extra,
@@ -279,11 +280,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                                              return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
                     for seq, e in getter.result():
-                        events.append({"seq": seq, **e.to_dict()})
+                        events.append(e.model_copy(update={"seq": seq}))
                 else:
                     getter.cancel()
                 public = [e for e in visible(events, seat_view)
-                          if seat_view is not None or e["visible_to"] is None]
+                          if seat_view is not None or e.visible_to is None]
                 waiting = human.waiting if human else None
                 # the buttons are re-sent when the question changes, and every few updates in
                 # case the page skipped one; not every half second: a re-drawn button moves
@@ -305,13 +306,13 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
         if outcome["status"] == "aborted":
+            stored = spec.events.parse_all(api.get_match(match_id)["events"])
             yield closed(text(lang, "play.stopped", match=match_id, reason=markdown_text(outcome["error"])),
-                         transcript_html(visible(api.get_match(match_id)["events"], seat_view), names,
-                                         image=pictures, language=lang))
+                         transcript_html(visible(stored, seat_view), names, image=pictures, language=lang))
             return
         match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
-        final_events = visible(match["events"], seat_view)
+        final_events = visible(spec.events.parse_all(match["events"]), seat_view)
         link = f"?match={outcome['match_id']}"
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),

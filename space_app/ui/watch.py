@@ -10,6 +10,8 @@ import pandas as pd
 
 from ..api import ApiError, ArenaAPI
 from ..core import GAMES, Panel, UnknownGame, get_game
+from ..core.events import GENERIC, Event
+from ..core.transcript import call_reasons
 from ..safe_text import markdown_text
 from .common import when
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
@@ -39,10 +41,19 @@ def empty_frame(panel: Panel) -> pd.DataFrame:
 SLOTS: list[tuple[str, Panel]] = [(g.id, p) for g in GAMES.values() for p in g.view.panels]
 
 
-def view_events(match: dict[str, Any] | None, view: str | None) -> list[dict[str, Any]]:
+def typed_events(match: dict[str, Any]) -> list[Event]:
+    """The match's stored events as the models of its game's kinds."""
+    try:
+        kinds = get_game(match["game"]).events
+    except UnknownGame:
+        kinds = GENERIC  # a game this arena no longer has: its events as generic ones
+    return kinds.parse_all(match["events"])
+
+
+def view_events(match: dict[str, Any] | None, view: str | None) -> list[Event]:
     if not match:
         return []
-    return visible(match["events"], None if view in (None, "", SPECTATOR) else view)
+    return visible(typed_events(match), None if view in (None, "", SPECTATOR) else view)
 
 
 def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False,
@@ -56,20 +67,23 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
                 pd.DataFrame(columns=MARKER_COLUMNS), *(empty_frame(panel) for _, panel in SLOTS))
     lang = language_of(match)
     seat = None if view in (None, "", SPECTATOR) else view
-    events = view_events(match, view)
+    every = typed_events(match)
+    events = visible(every, seat)
     names = {s["seat"]: s["agent_name"] for s in match["seats"]}
     n = len(events)
     index = max(0, min(int(step or 1) - 1, n - 1)) if n else 0
     shown = bool(reveal) or index >= n - 1
-    upto_seq = events[index]["seq"] if n else -1
+    upto_seq = (events[index].seq or 0) if n else -1
     eyes = text(lang, "watch.spectator_view") if seat is None else text(lang, "watch.seat_view", seat=seat)
     position = (text(lang, "watch.position", step=index + 1, total=n, view=eyes) if n
                 else text(lang, "watch.no_events"))
-    marks = [m for m in markers(match["events"]) if m["seq"] <= upto_seq
+    marks = [m for m in markers(every) if m["seq"] is not None and m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
     panels = [panel.build(events, index) if game == match["game"] else gr.skip() for game, panel in SLOTS]
     pictures = image_resolver(get_game(match["game"]))
-    return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang),
+    reasons = call_reasons(every) if seat is None else None
+    return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang,
+                                      reasons=reasons),
             result_for(match, seat, shown),
             pd.DataFrame(marks, columns=MARKER_COLUMNS), *panels)
 
