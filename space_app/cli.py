@@ -13,7 +13,7 @@ from typing import Any
 
 from .core import GAMES, get_game
 from .safe_text import terminal_text
-from .store import Store, StoreError, shown_url
+from .store_error import StoreError
 from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
@@ -26,6 +26,7 @@ def say(*parts: object, **kwargs: Any) -> None:
 
 def _arena(db: str):
     from .service import Arena
+    from .store import Store
 
     return Arena(Store(db))
 
@@ -90,7 +91,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0 if outcome.status == "finished" else 1
 
 
-def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
+def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
                       sources: str | None = None, void_infra: bool = False) -> None:
     from .leaderboard import board, cell, columns, kinds_for
     from .sources import describe, parse_kinds
@@ -107,6 +108,8 @@ def print_leaderboard(store: Store, game: str, tag: str | None, min_games: int,
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from tqdm import tqdm
+
+    from .store import shown_url
 
     arena = _arena(args.db)
     with tqdm(total=args.games, desc=f"{args.game} tournament", unit="match", file=sys.stderr) as bar:
@@ -136,6 +139,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from .compare import INTERVAL, TEST, compare
+    from .store import shown_url
 
     arena = _arena(args.db)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
@@ -183,6 +187,8 @@ def _role_specs(given: list[str] | None) -> dict[str, str] | None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from .store import Store
+
     print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra)
     return 0
 
@@ -229,6 +235,7 @@ def study_report(study: Any, rows: list[dict[str, Any]], seed: int) -> list[str]
 def cmd_verify(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from .store import Store, shown_url
     from .verify import verify_match
 
     store = Store(args.db, recover=False)
@@ -307,6 +314,7 @@ def _ci(r: dict[str, Any], key: str) -> dict[str, Any]:
 
 def cmd_rescore(args: argparse.Namespace) -> int:
     from .standings import rescore
+    from .store import Store
 
     store = Store(args.db, recover=False)
     games = [args.game] if args.game else sorted(GAMES)
@@ -322,6 +330,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import rows, snapshot, write
     from .sources import parse_kinds
+    from .store import Store
 
     if args.what == "snapshot":  # one JSON document: the leaderboard with its filter and versions
         doc = snapshot(Store(args.db, recover=False), args.game, tag=args.tag, void_infra=args.void_infra,
@@ -349,6 +358,7 @@ def cmd_copy_store(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from .copy_store import copy_store
+    from .store import Store
 
     source = Store(args.source, recover=False)  # a store in use keeps its running matches as they are
     target = Store(args.target, recover=False)

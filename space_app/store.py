@@ -44,6 +44,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
 from .dbtypes import BigId, BigInt, Chars, LongText, json_for_postgresql
+from .store_error import StoreError
 
 if TYPE_CHECKING:  # the store keeps events as kind + JSON and reads no model
     from .core.events import Event
@@ -222,11 +223,6 @@ def _process_alive(process: str) -> bool:
         pass
     started = _started(int(pid))
     return not (start and started) or started == start
-
-
-class StoreError(RuntimeError):
-    """A store that cannot be opened: unreachable, or written by a newer version. Its message
-    is one line naming the store (credentials masked)."""
 
 
 def to_url(target: str | Path) -> str:
