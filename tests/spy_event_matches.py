@@ -2,13 +2,17 @@
 every variant (clean, repeated, own-word, empty, skipped, timed-out and cut statements; cast,
 abstained, refused and missing votes; ties and eliminations; English and Chinese), for the
 event tests. `tests/fixtures/events/spy.json` holds the events these matches gave before the
-events became models: python -m tests.spy_event_matches rewrites it."""
+events became models, and `spy-readers.json` what the game's readers (metrics, replay panels,
+why_won, replay_note) made of them and of the matches of an old store
+(`tests/fixtures/stores/before-migrations.db`, with call records) before the readers read
+models: python -m tests.spy_event_matches rewrites both."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,10 @@ from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
 from space_app.games.spy.rules import SpyGame, SpySettings
 from space_app.runner import SeatAgent, play
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "events" / "spy.json"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURE = FIXTURES / "events" / "spy.json"
+READERS = FIXTURES / "events" / "spy-readers.json"
+OLD_STORE = FIXTURES / "stores" / "before-migrations.db"
 
 # (seed, players, language, rounds)
 SCRIPTED = [(1, 6, "en", 3), (2, 6, "en", 3), (3, 4, "en", 2), (4, 8, "zh", 3), (5, 6, "zh", 3),
@@ -122,6 +129,68 @@ def stored(matches: dict[str, SpyGame]) -> dict[str, Any]:
             for name, game in matches.items()}
 
 
+def as_match(name: str, game: SpyGame) -> dict[str, Any]:
+    """A finished match as the store gives it (events as stored rows, with their seq)."""
+    return {"id": name, "game": "spy", "seed": game.seed, "status": "finished", "finished_at": 1.0,
+            "settings": game.settings.model_dump(exclude={"pair"}), "result": game.result(),
+            "seats": [{"seat": s, "agent_id": f"agent-{s}", "agent_name": s} for s in game.seats],
+            "events": [{**e.to_dict(), "seq": i} for i, e in enumerate(game.events)]}
+
+
+def old_store_matches() -> list[dict[str, Any]]:
+    """The matches of the store an earlier arena wrote, read as the store reads them."""
+    db = sqlite3.connect(f"file:{OLD_STORE}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    try:
+        out = []
+        for m in db.execute("SELECT * FROM matches ORDER BY created_at, id"):
+            seats = db.execute("SELECT * FROM seats WHERE match_id = ? ORDER BY position", (m["id"],))
+            rows = db.execute("SELECT * FROM events WHERE match_id = ? ORDER BY seq", (m["id"],))
+            out.append({
+                "id": m["id"], "game": m["game"], "seed": m["seed"], "status": m["status"],
+                "finished_at": m["finished_at"], "settings": json.loads(m["settings"]),
+                "result": json.loads(m["result"]) if m["result"] else None,
+                "seats": [{"seat": s["seat"], "agent_id": s["agent_id"], "agent_name": s["agent_name"]}
+                          for s in seats],
+                "events": [{"seq": r["seq"], "kind": r["kind"], "actor": r["actor"], "round": r["round"],
+                            "visible_to": json.loads(r["visible_to"]) if r["visible_to"] else None,
+                            "text": r["text"], "data": json.loads(r["data"])} for r in rows]})
+        return out
+    finally:
+        db.close()
+
+
+def reader_outputs(matches: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the game's readers make of stored matches."""
+    from space_app.games.spy import replay_note
+    from space_app.games.spy.metrics import records, study_row
+    from space_app.games.spy.view import rounds_table, votes_frame, why_won
+
+    def frame(f: Any) -> list[dict[str, Any]]:
+        return json.loads(f.to_json(orient="records", force_ascii=False))
+
+    out: dict[str, Any] = {}
+    for m in matches:
+        events = m["events"]
+        out[m["id"]] = {
+            "records": [r.model_dump() for r in records(m)],
+            "why_won": why_won(m),
+            "replay_note": replay_note(m),
+            "rounds": frame(rounds_table(events)),
+            "rounds_upto": frame(rounds_table(events, upto=len(events) // 2)),
+            "votes": frame(votes_frame(events)),
+            "votes_upto": frame(votes_frame(events, upto=len(events) * 2 // 3)),
+        }
+    out["study_row"] = {k: v for k, v in study_row(matches).items()}
+    return out
+
+
+def all_stored_matches() -> list[dict[str, Any]]:
+    return [as_match(name, game) for name, game in every_match().items()] + old_store_matches()
+
+
 if __name__ == "__main__":
     FIXTURE.write_text(json.dumps(stored(every_match()), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {FIXTURE}")
+    READERS.write_text(json.dumps(reader_outputs(all_stored_matches()), ensure_ascii=False, indent=1) + "\n",
+                       encoding="utf-8")
+    print(f"wrote {FIXTURE} and {READERS}")
