@@ -7,17 +7,32 @@ import asyncio
 import hashlib
 import json
 import random
+from typing import TypeVar
 
 import pytest
 
 from sdk.agent import Agent
 from sdk.observation import ABSTAIN, Observation
+from space_app.core.events import Call, Event
 from space_app.core.game import Outcome
+from space_app.games.spy.events import (
+    KINDS,
+    Elimination,
+    End,
+    Foul,
+    RoundStart,
+    Start,
+    Statement,
+    Vote,
+    VoteResult,
+    WithheldStatement,
+)
 from space_app.games.spy.metrics import rescore
 from space_app.games.spy.rules import CIVILIAN, SPY, SpyGame, SpySettings
 from space_app.games.spy.words import WordPair
 from space_app.runner import SeatAgent, play
 
+E = TypeVar("E", bound=Event)
 SEATS = [f"P{i}" for i in range(1, 7)]
 PAIR = WordPair(civilian="tea", spy="coffee")
 ZH_PAIR = WordPair(civilian="茶", spy="咖啡")
@@ -79,18 +94,22 @@ def drive(game: SpyGame, speak: dict | None = None, vote: dict | None = None) ->
         step(game, speak, vote)
 
 
-def kinds(game: SpyGame, kind: str, rnd: int | None = None) -> list:
-    return [e for e in game.events if e.kind == kind and (rnd is None or e.round == rnd)]
+def kinds(game: SpyGame, kind: type[E], rnd: int | None = None) -> list[E]:
+    return [e for e in game.events if isinstance(e, kind) and (rnd is None or e.round == rnd)]
 
 
 def speakers(game: SpyGame, rnd: int) -> list[str]:
     return [e.actor for e in game.events
-            if e.kind in ("statement", "foul") and e.round == rnd
-            and not (e.kind == "statement" and e.data.get("foul"))]
+            if isinstance(e, (Statement, Foul)) and e.round == rnd
+            and not (isinstance(e, Statement) and e.foul)]
+
+
+def history(obs: Observation) -> list[Event]:
+    return [KINDS.from_history(h) for h in obs.history]
 
 
 def eliminated(game: SpyGame) -> dict[str, str]:
-    return {e.actor: e.data["reason"] for e in kinds(game, "elimination")}
+    return {e.actor: e.reason for e in kinds(game, Elimination)}
 
 
 # -- opener and speaking order -------------------------------------------------------
@@ -107,8 +126,8 @@ def test_opener_is_chosen_by_the_seed():
 def test_speaking_order_starts_with_the_opener(seed):
     game = make(seed)
     assert game.pending()[0].seat == game.opener
-    start = kinds(game, "round_start", 1)[0]
-    assert start.data["order"] == ring_from(game.opener)
+    start = kinds(game, RoundStart, 1)[0]
+    assert start.order == ring_from(game.opener)
     play_round(game)
     assert speakers(game, 1) == ring_from(game.opener)
     # nobody fouled or was voted out: round 2 starts with the opener again
@@ -159,9 +178,9 @@ def test_saying_your_own_word_is_a_foul_any_case_and_plural(text):
     game = make(find_seed(lambda g: g.opener != g.spy))
     seat = game.opener
     step(game, speak={(seat, 1): text})
-    fouls = kinds(game, "foul", 1)
+    fouls = kinds(game, Foul, 1)
     assert [f.actor for f in fouls] == [seat]
-    assert "own word" in fouls[0].data["reason"]
+    assert "own word" in fouls[0].reason
 
 
 @pytest.mark.parametrize(("word", "statement", "foul"), [
@@ -196,8 +215,8 @@ def test_the_spy_saying_its_own_word_is_a_foul_and_the_other_word_is_not():
     civ = ring_from(spy)[1]
     step(game, speak={(spy, 1): "Two coffees, please"})
     step(game, speak={(civ, 1): "Not the same as coffee at all"})  # not a civilian's own word
-    assert [f.actor for f in kinds(game, "foul")] == [spy]
-    assert [e.actor for e in kinds(game, "statement")] == [civ]
+    assert [f.actor for f in kinds(game, Foul)] == [spy]
+    assert [e.actor for e in kinds(game, Statement)] == [civ]
 
 
 def test_repeating_a_statement_is_a_foul_ignoring_case_and_punctuation():
@@ -207,8 +226,8 @@ def test_repeating_a_statement_is_a_foul_ignoring_case_and_punctuation():
     step(game, speak={(a, 1): "It is hot and comes in a cup."})
     step(game, speak={(b, 1): "it is HOT, and comes in a cup!!"})
     step(game, speak={(c, 1): "It is hot and comes in a mug."})  # different: fine
-    assert [f.actor for f in kinds(game, "foul")] == [b]
-    assert "repeats" in kinds(game, "foul")[0].data["reason"]
+    assert [f.actor for f in kinds(game, Foul)] == [b]
+    assert "repeats" in kinds(game, Foul)[0].reason
 
 
 def test_repeating_a_statement_from_an_earlier_round_is_a_foul():
@@ -216,10 +235,10 @@ def test_repeating_a_statement_from_an_earlier_round_is_a_foul():
     game = make(seed)
     a, b = ring_from(game.opener)[:2]
     play_round(game, speak={(a, 1): "You can buy it at a cafe."})
-    assert not kinds(game, "foul") and game.round == 2
+    assert not kinds(game, Foul) and game.round == 2
     # a repeats its own round-1 statement, b repeats it again with other punctuation
     play_round(game, speak={(a, 2): "You can buy it at a cafe", (b, 2): "YOU can buy it, at a cafe?"})
-    assert [f.actor for f in kinds(game, "foul", 2)] == [a, b]
+    assert [f.actor for f in kinds(game, Foul, 2)] == [a, b]
     assert set(eliminated(game)) == {a, b}
 
 
@@ -231,18 +250,18 @@ def test_an_empty_or_skipped_statement_is_a_foul(outcome_kw):
     game = make(find_seed(lambda g: g.opener != g.spy))
     seat = game.opener
     step(game, speak={(seat, 1): Outcome(seat, **outcome_kw)})
-    (foul,) = kinds(game, "foul")
+    (foul,) = kinds(game, Foul)
     assert foul.actor == seat
-    assert not kinds(game, "statement")
+    assert not kinds(game, Statement)
 
 
 def test_no_answer_in_time_is_a_foul():
     game = make(find_seed(lambda g: g.opener != g.spy))
     seat = game.opener
     step(game, speak={(seat, 1): Outcome(seat, None, status="timeout", detail="no reply")})
-    (foul,) = kinds(game, "foul")
-    assert foul.actor == seat and foul.data["status"] == "timeout"
-    assert "10 s" in foul.data["reason"]
+    (foul,) = kinds(game, Foul)
+    assert foul.actor == seat and foul.status == "timeout"
+    assert "10 s" in foul.reason
     play_round(game)
     assert eliminated(game) == {seat: "foul"}
 
@@ -265,14 +284,14 @@ def test_foulers_are_eliminated_after_the_statements_and_before_the_vote_and_do_
         assert first not in r.observation.options and second not in r.observation.options
         assert r.seat not in r.observation.options
         assert r.observation.allow_abstain
-    kinds_in_order = [e.kind for e in game.events]
-    last_statement = max(i for i, k in enumerate(kinds_in_order) if k in ("statement", "foul"))
-    elim = [i for i, e in enumerate(game.events) if e.kind == "elimination"]
+    before_votes = list(game.events)
+    last_statement = max(i for i, e in enumerate(before_votes) if isinstance(e, (Statement, Foul)))
+    elim = [i for i, e in enumerate(before_votes) if isinstance(e, Elimination)]
     assert len(elim) == 2 and min(elim) > last_statement
     step(game, vote={(v, 1): first for v in voters})  # votes for a fouler are not on the list
-    assert "vote" not in kinds_in_order[: max(elim)]
-    assert {e.actor for e in kinds(game, "vote", 1)} == set(voters)
-    assert all(e.data["target"] is None for e in kinds(game, "vote", 1))
+    assert not [e for e in before_votes[: max(elim)] if isinstance(e, Vote)]
+    assert {e.actor for e in kinds(game, Vote, 1)} == set(voters)
+    assert all(e.target is None for e in kinds(game, Vote, 1))
 
 
 def test_a_statement_with_the_speakers_word_is_withheld_from_the_other_seats():
@@ -285,11 +304,11 @@ def test_a_statement_with_the_speakers_word_is_withheld_from_the_other_seats():
         obs = game.observe(r_seat, "speak", phase="describe", instruction="x", round=1)
         dump = obs.model_dump_json()
         assert secret not in dump and "with milk" not in dump
-        assert not [h for h in obs.history if h.kind == "statement" and h.who == seat]
-        assert [h for h in obs.history if h.kind == "foul" and h.who == seat]
+        assert not [e for e in history(obs) if isinstance(e, Statement) and e.actor == seat]
+        assert [e for e in history(obs) if isinstance(e, Foul) and e.actor == seat]
     nxt = game.pending()[0].observation
     assert "with milk" not in nxt.model_dump_json()
-    (withheld,) = kinds(game, "withheld_statement")
+    (withheld,) = kinds(game, WithheldStatement)
     assert withheld.text == secret and withheld.visible_to == () and withheld.actor == seat
 
 
@@ -299,8 +318,8 @@ def test_a_repeated_statement_is_shown_but_marked_as_a_foul():
     a, b = ring_from(game.opener)[:2]
     step(game, speak={(a, 1): "Warm drink"})
     step(game, speak={(b, 1): "warm drink."})
-    statements = kinds(game, "statement")
-    assert [(e.actor, e.data.get("foul", False)) for e in statements] == [(a, False), (b, True)]
+    statements = kinds(game, Statement)
+    assert [(e.actor, e.foul) for e in statements] == [(a, False), (b, True)]
 
 
 # -- truncation ---------------------------------------------------------------------
@@ -309,10 +328,10 @@ def test_statements_are_cut_to_400_characters_in_english():
     seat = game.opener
     long = " ".join(f"w{i}" for i in range(400)) + " ENDMARKER tea"  # word only past the cut
     step(game, speak={(seat, 1): long})
-    (st,) = kinds(game, "statement")
+    (st,) = kinds(game, Statement)
     assert st.text == long[:400].strip() and len(st.text) <= 400 and len(long) > 1000
-    assert st.data["truncated"] is True
-    assert not kinds(game, "foul"), "only the first 400 characters are judged"
+    assert st.truncated is True
+    assert not kinds(game, Foul), "only the first 400 characters are judged"
     nxt = game.pending()[0].observation
     assert nxt.limits.max_chars == 400
     dump = nxt.model_dump_json()
@@ -327,7 +346,7 @@ def test_statements_are_cut_to_120_characters_in_chinese():
     assert game.pending()[0].observation.language == "zh"
     long = "".join(f"第{i}个描述很好" for i in range(60)) + "尾巴标记"
     step(game, speak={(seat, 1): long})
-    (st,) = kinds(game, "statement")
+    (st,) = kinds(game, Statement)
     assert st.text == long[:120] and len(st.text) == 120
     dump = json.dumps(game.pending()[0].observation.model_dump(), ensure_ascii=False)
     assert long[:120] in dump and "尾巴标记" not in dump
@@ -337,7 +356,7 @@ def test_chinese_own_word_is_a_foul_anywhere_in_the_statement():
     game = make(find_seed(lambda g: g.opener != g.spy, language="zh", pair=ZH_PAIR),
                 language="zh", pair=ZH_PAIR)
     step(game, speak={(game.opener, 1): "我每天都喝绿茶"})
-    assert [f.actor for f in kinds(game, "foul")] == [game.opener]
+    assert [f.actor for f in kinds(game, Foul)] == [game.opener]
 
 
 # -- voting ------------------------------------------------------------------------
@@ -346,16 +365,16 @@ def test_a_tie_eliminates_nobody():
     c = civilians(game)
     vote = {(c[0], 1): c[2], (c[1], 1): c[2], (c[2], 1): c[0], (c[3], 1): c[0]}
     play_round(game, vote=vote)
-    (result,) = kinds(game, "vote_result", 1)
-    assert result.data["eliminated"] is None and result.data["tally"] == {c[2]: 2, c[0]: 2}
-    assert not kinds(game, "elimination") and len(game.alive) == 6 and game.round == 2
+    (result,) = kinds(game, VoteResult, 1)
+    assert result.eliminated is None and result.tally == {c[2]: 2, c[0]: 2}
+    assert not kinds(game, Elimination) and len(game.alive) == 6 and game.round == 2
 
 
 def test_all_abstain_eliminates_nobody():
     game = make(4)
     play_round(game)
-    (result,) = kinds(game, "vote_result", 1)
-    assert result.data["eliminated"] is None and result.data["tally"] == {}
+    (result,) = kinds(game, VoteResult, 1)
+    assert result.eliminated is None and result.tally == {}
     assert len(game.alive) == 6
 
 
@@ -376,11 +395,11 @@ def test_abstentions_and_names_not_on_the_list_count_as_abstentions():
         assert r.seat not in r.observation.options
         assert sorted(r.observation.options) == sorted(s for s in SEATS if s != r.seat)
     step(game, vote=vote)
-    votes = {e.actor: e.data["target"] for e in kinds(game, "vote", 1)}
+    votes = {e.actor: e.target for e in kinds(game, Vote, 1)}
     assert votes == {c[0]: target, c[1]: target, c[2]: None, c[3]: None, target: None,
                      game.spy: None}
-    (result,) = kinds(game, "vote_result", 1)
-    assert result.data["tally"] == {target: 2} and result.data["eliminated"] == target
+    (result,) = kinds(game, VoteResult, 1)
+    assert result.tally == {target: 2} and result.eliminated == target
     assert eliminated(game) == {target: "vote"}
 
 
@@ -392,7 +411,7 @@ def test_a_failed_or_missing_vote_is_an_abstention():
     outcomes = [Outcome(c[0], None, "timeout"), Outcome(c[1], None, "error"),
                 Outcome(c[2], None, "unparseable"), Outcome(c[3], c[0])]
     game.submit(outcomes)  # c[4] and the spy sent nothing at all
-    votes = {e.actor: e.data["target"] for e in kinds(game, "vote", 1)}
+    votes = {e.actor: e.target for e in kinds(game, Vote, 1)}
     assert votes == {c[0]: None, c[1]: None, c[2]: None, c[3]: c[0], c[4]: None, game.spy: None}
     assert eliminated(game) == {c[0]: "vote"}
 
@@ -404,8 +423,8 @@ def test_the_game_ends_when_the_spy_is_voted_out():
     assert game.over and game.pending() == []
     assert eliminated(game) == {game.spy: "vote"}
     assert game.result()["winner"] == CIVILIAN
-    assert not kinds(game, "round_start", 2)
-    assert kinds(game, "end")[0].data["winner"] == CIVILIAN
+    assert not kinds(game, RoundStart, 2)
+    assert kinds(game, End)[0].winner == CIVILIAN
     with pytest.raises(RuntimeError):
         game.submit([])
 
@@ -416,7 +435,7 @@ def test_the_game_ends_when_the_spy_fouls_without_a_vote():
     play_round(game, speak={(game.spy, 1): "coffee"})
     assert game.over
     assert speakers(game, 1) == ring_from(game.opener)  # the round's statements all happen
-    assert not kinds(game, "vote") and eliminated(game) == {game.spy: "foul"}
+    assert not kinds(game, Vote) and eliminated(game) == {game.spy: "foul"}
     assert game.result()["scores"] == {s: (0.0 if s == game.spy else 2.4) for s in SEATS}
 
 
@@ -425,7 +444,7 @@ def test_the_game_ends_when_fewer_than_three_survive_the_fouls():
     c = civilians(game)
     play_round(game, speak={(s, 1): "" for s in c[:4]})
     assert game.over and len(game.alive) == 2
-    assert not kinds(game, "vote")
+    assert not kinds(game, Vote)
     res = game.result()
     assert res["winner"] == SPY
     assert res["scores"] == {s: (12.0 if s == game.spy else 0.0) for s in SEATS}
@@ -441,7 +460,7 @@ def test_three_survivors_play_on_and_two_end_the_game():
     # round 2: a civilian fouls: 2 survive, the game ends before any vote
     play_round(game, speak={(c[3], 2): "tea"})
     assert game.over and len(game.alive) == 2
-    assert not kinds(game, "vote", 2)
+    assert not kinds(game, Vote, 2)
     assert game.result()["winner"] == SPY
 
 
@@ -449,14 +468,14 @@ def test_the_game_ends_after_three_rounds():
     game = make(10)
     drive(game)
     assert game.over and game.round == 3
-    assert len(kinds(game, "round_start")) == 3 and len(kinds(game, "vote_result")) == 3
+    assert len(kinds(game, RoundStart)) == 3 and len(kinds(game, VoteResult)) == 3
     assert game.result()["winner"] == SPY and game.result()["rounds_played"] == 3
 
 
 def test_rounds_is_a_setting():
     game = make(10, rounds=1)
     drive(game)
-    assert game.over and len(kinds(game, "round_start")) == 1
+    assert game.over and len(kinds(game, RoundStart)) == 1
 
 
 # -- scoring -----------------------------------------------------------------------
@@ -540,7 +559,7 @@ def _random_reply(rng: random.Random, game: SpyGame, seat: str, verb: str, obs: 
     if verb == "speak":
         roll = rng.random()
         word = game.words[seat]
-        said = [h.text for h in obs.history if h.kind == "statement"]
+        said = [e.text for e in history(obs) if isinstance(e, Statement)]
         if roll < 0.06:
             return Outcome(seat, None, "timeout")
         if roll < 0.10:
@@ -603,7 +622,7 @@ class ScriptedAgent(Agent):
         if h % 9 == 0:
             return f"it is {word}"
         if h % 11 == 0 and obs.history:
-            said = [x.text for x in obs.history if x.kind == "statement"]
+            said = [e.text for e in history(obs) if isinstance(e, Statement)]
             if said:
                 return said[0]
         return f"{obs.you} round {obs.round} clue {h % 1000}"
@@ -622,14 +641,14 @@ def _run(seed: int) -> list[dict]:
     seats = {s: SeatAgent(agent, "scripted") for s in SEATS}
     outcome = asyncio.run(play(game, seats))
     assert outcome.status == "finished"
-    return [e.to_dict() for e in outcome.events if e.kind != "call"]
+    return [e.to_dict() for e in outcome.events if not isinstance(e, Call)]
 
 
 def test_same_seed_and_agents_give_identical_events():
     for seed in (1, 2, 3):
         first, second = _run(seed), _run(seed)
         assert first == second
-        assert any(e["kind"] == "vote" for e in first)
+        assert any(isinstance(e, Vote) for e in KINDS.parse_all(first))
     assert _run(1) != _run(2)
 
 
@@ -680,16 +699,15 @@ def test_a_chinese_game_speaks_chinese_and_keeps_english_reasons_in_its_record()
     step(game, speak={(game.opener, 1): "我每天都喝绿茶"})  # the civilians' word: a foul
     others = [x for x in game.seats if x != game.spy]
     play_round(game, vote={(x, 1): game.spy for x in others})
-    lines = {e.kind: e for e in game.events if e.visible_to is None}
-    assert lines["start"].text.startswith("6 名玩家") and "卧底" in lines["start"].text
-    assert lines["round_start"].text.startswith("第 1 轮开始")
-    assert "犯规" in lines["foul"].text and lines["foul"].data["reason"] == (
-        "the statement contains the speaker's own word")
-    assert "[已隐藏" in lines["foul"].data["shown"]
-    assert "投票给" in next(e.text for e in game.events if e.kind == "vote" and e.data["target"])
-    assert game.over and lines["end"].text.startswith("游戏结束")
+    (start,), (first_round,), (foul,) = kinds(game, Start), kinds(game, RoundStart, 1), kinds(game, Foul)
+    assert start.text.startswith("6 名玩家") and "卧底" in start.text
+    assert first_round.text.startswith("第 1 轮开始")
+    assert "犯规" in foul.text and foul.reason == "the statement contains the speaker's own word"
+    assert "[已隐藏" in foul.shown
+    assert "投票给" in next(e.text for e in kinds(game, Vote) if e.target)
+    assert game.over and kinds(game, End)[0].text.startswith("游戏结束")
     english = make(find_seed(lambda g: g.opener != g.spy), pair=ZH_PAIR)
-    assert next(e.text for e in english.events if e.kind == "start").startswith("6 players:")
+    assert kinds(english, Start)[0].text.startswith("6 players:")
 
 
 def test_every_phrasebook_line_exists_in_every_language_with_the_same_placeholders():

@@ -16,6 +16,8 @@ from space_app.api import ArenaAPI
 from space_app.cli import main as cli_main
 from space_app.config import ArenaConfig
 from space_app.core import get_game
+from space_app.core.events import Call
+from space_app.games.spy.events import KINDS, Foul, Statement, Vote
 from space_app.games.spy.metrics import study_row
 from space_app.games.spy.strategies import ATTACK, DEFEND, REASONING_INSTRUCTION, AttackerAgent
 from space_app.games.spy.studies import ATTACK_CONDITIONS, REASONING_CONDITIONS
@@ -44,7 +46,7 @@ def spy_games(arena: Arena, spy_spec: str, games: int = GAMES, language: str = "
 
 def spy_statements(match: dict) -> list[str]:
     spy = match["result"]["spy"]
-    return [e["text"] for e in match["events"] if e["kind"] == "statement" and e["actor"] == spy]
+    return [e.text for e in KINDS.parse_all(match["events"]) if isinstance(e, Statement) and e.actor == spy]
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -55,10 +57,10 @@ def test_attacker_spy_appends_the_whole_injection_and_never_repeats_itself(arena
     assert len(said) >= GAMES
     assert all(s.endswith(notice) and len(s) > len(notice) for s in said)  # a description, then the notice
     for m in matches:
-        fouls = [e for e in m["events"] if e["kind"] == "foul"]
+        fouls = [e for e in KINDS.parse_all(m["events"]) if isinstance(e, Foul)]
         # the base agent sees its own earlier statements without the notice, so it moves on
         # to a new description instead of repeating one (which would be a foul)
-        assert not [f for f in fouls if "repeat" in f["data"]["reason"]]
+        assert not [f for f in fouls if "repeat" in f.reason]
 
 
 def test_defender_injection_names_its_own_seat(arena):
@@ -67,7 +69,7 @@ def test_defender_injection_names_its_own_seat(arena):
         spy = m["result"]["spy"]
         for text in spy_statements(m):
             assert text.endswith(DEFEND["en"].format(you=spy).strip())
-        assert not [e for e in m["events"] if e["kind"] == "foul"]
+        assert not [e for e in KINDS.parse_all(m["events"]) if isinstance(e, Foul)]
 
 
 def test_the_notice_stays_whole_when_the_description_is_long():
@@ -88,16 +90,17 @@ def test_reasoning_civilians_explain_then_vote_for_a_listed_player(arena):
     arena.run_in_own_loop(arena.tournament("spy", ["house:heuristic+reasoning"], 6, seed=5, tag=tag,
                                            role_specs={"spy": "house:heuristic"}))
     for m in arena.store.iter_matches("spy", tag=tag):
-        calls = [e for e in m["events"] if e["kind"] == "call" and e["data"].get("verb") == "vote"]
+        events = KINDS.parse_all(m["events"])
+        calls = [e for e in events if isinstance(e, Call) and e.verb == "vote"]
         roles = m["result"]["roles"]
-        civilian_calls = [c for c in calls if roles[c["actor"]] == "civilian"]
+        civilian_calls = [c for c in calls if roles[c.actor] == "civilian"]
         assert civilian_calls
         for call in civilian_calls:
-            raw = call["data"]["reply"]
+            raw = call.reply or ""
             assert "spy" in raw.lower() and len(raw) > 60  # an analysis, not a bare name
             assert re.search(r"Final answer: P\d", raw)
-        votes = [e for e in m["events"] if e["kind"] == "vote" and roles[e["actor"]] == "civilian"]
-        assert votes and all(e["data"]["target"] in roles for e in votes)
+        votes = [e for e in events if isinstance(e, Vote) and roles[e.actor] == "civilian"]
+        assert votes and all(e.target in roles for e in votes)
 
 
 def test_reasoning_asks_an_llm_agent_for_an_analysis_with_room_for_it():

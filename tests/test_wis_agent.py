@@ -26,6 +26,8 @@ import pytest
 
 from sdk import Agent, AgentError, Observation
 from space_app.agents.wis import WiSAgent
+from space_app.core.events import Call
+from space_app.games.spy.events import Elimination, Foul, RoundStart, Statement, Vote, VoteResult
 from space_app.games.spy.rules import SpyGame, SpySettings
 from space_app.games.spy.words import WordPair
 from space_app.runner import MatchOutcome, SeatAgent, new_match_id, play
@@ -262,12 +264,12 @@ def run_match(game: SpyGame, wis: dict[str, WiSAgent]) -> MatchOutcome:
 
 
 def calls(outcome: MatchOutcome, seat: str) -> list:
-    return [e for e in outcome.events if e.kind == "call" and e.actor == seat]
+    return [e for e in outcome.events if isinstance(e, Call) and e.actor == seat]
 
 
 def seen_before_last_call(outcome: MatchOutcome, seat: str) -> list:
     """Public events up to the seat's last call: what the adapter had to forward."""
-    last = max(i for i, e in enumerate(outcome.events) if e.kind == "call" and e.actor == seat)
+    last = max(i for i, e in enumerate(outcome.events) if isinstance(e, Call) and e.actor == seat)
     return [e for e in outcome.events[:last] if e.visible_to is None]
 
 
@@ -286,18 +288,18 @@ def test_wis_seats_play_a_full_match(wis_servers) -> None:
     for seat in wis_seats:
         server, word = servers[seat], game.words[seat]
         seat_calls = calls(outcome, seat)
-        assert seat_calls and all(c.data["status"] == "ok" for c in seat_calls), seat_calls
-        speaks = [c for c in seat_calls if c.data["verb"] == "speak"]
-        votes = [c for c in seat_calls if c.data["verb"] == "vote"]
+        assert seat_calls and all(c.status == "ok" for c in seat_calls), seat_calls
+        speaks = [c for c in seat_calls if c.verb == "speak"]
+        votes = [c for c in seat_calls if c.verb == "vote"]
         assert len(speaks) == 3 and len(votes) == 3
         # statements are plain statements, never fouls
-        said = [e for e in outcome.events if e.kind == "statement" and e.actor == seat]
+        said = [e for e in outcome.events if isinstance(e, Statement) and e.actor == seat]
         assert [e.text for e in said] == [f"{seat} clue {r} {r}" for r in (1, 2, 3)]
-        assert not any(e.data.get("foul") for e in said)
-        assert not any(e.kind == "foul" and e.actor == seat for e in outcome.events)
+        assert not any(e.foul for e in said)
+        assert not any(isinstance(e, Foul) and e.actor == seat for e in outcome.events)
         # votes are valid options: the first candidate the server was offered
-        cast = [e for e in outcome.events if e.kind == "vote" and e.actor == seat]
-        assert len(cast) == 3 and all(e.data["target"] in SEATS and e.data["target"] != seat for e in cast)
+        cast = [e for e in outcome.events if isinstance(e, Vote) and e.actor == seat]
+        assert len(cast) == 3 and all(e.target in SEATS and e.target != seat for e in cast)
 
         # -- what the server received ------------------------------------------
         proto = server.protocol()
@@ -310,25 +312,25 @@ def test_wis_seats_play_a_full_match(wis_servers) -> None:
         seen = seen_before_last_call(outcome, seat)
 
         host_rounds = [p["round"] for p in perceives if p["status"] == "round" and "name" not in p]
-        assert host_rounds == [e.round for e in seen if e.kind == "round_start"] == [1, 2, 3]
+        assert host_rounds == [e.round for e in seen if isinstance(e, RoundStart)] == [1, 2, 3]
         heard = [(p["name"], p["message"], p["round"]) for p in perceives
                  if p["status"] == "round" and "name" in p]
         assert heard == [(e.actor, e.text, e.round) for e in seen
-                         if e.kind == "statement" and e.actor != seat]
+                         if isinstance(e, Statement) and e.actor != seat]
         assert all(name != seat for name, _, _ in heard)  # own statements are not echoed
         vote_perceives = [(p["name"], p["message"]) for p in perceives if p["status"] == "vote"]
-        assert vote_perceives == [(e.actor, e.data["target"]) for e in seen
-                                  if e.kind == "vote" and e.actor != seat and e.data["target"]]
+        assert vote_perceives == [(e.actor, e.target) for e in seen
+                                  if isinstance(e, Vote) and e.actor != seat and e.target]
         results = [(p.get("name"), p["message"]) for p in perceives if p["status"] == "vote_result"]
-        expected = [(e.data["eliminated"], e.data["eliminated"] or "") for e in seen
-                    if e.kind == "vote_result"]
+        expected = [(e.eliminated, e.eliminated or "") for e in seen
+                    if isinstance(e, VoteResult)]
         assert results == expected and results[0] == ("P6", "P6") and results[1] == (None, "")
 
         assert [i["status"] for i in interacts] == ["round", "vote"] * 3
         assert [i["round"] for i in interacts] == [1, 1, 2, 2, 3, 3]
         vote_offers = [i["message"].split(",") for i in interacts if i["status"] == "vote"]
         assert all(seat not in offer for offer in vote_offers)
-        assert [offer[0] for offer in vote_offers] == [e.data["target"] for e in cast]
+        assert [offer[0] for offer in vote_offers] == [e.target for e in cast]
 
     for agent in agents.values():
         agent.close()
@@ -351,27 +353,27 @@ def test_failing_wis_seats_foul_or_abstain_and_the_match_finishes(wis_servers) -
     assert outcome.status == "finished", outcome.error
 
     def first_call(seat: str, verb: str):
-        return next(c for c in calls(outcome, seat) if c.data["verb"] == verb)
+        return next(c for c in calls(outcome, seat) if c.verb == verb)
 
     p1 = first_call("P1", "speak")
-    assert p1.data["status"] == "error" and "agent_failed" in p1.data["detail"]
-    assert "scripted failure" in p1.data["detail"]
+    assert p1.status == "error" and "agent_failed" in p1.detail
+    assert "scripted failure" in p1.detail
     p4 = first_call("P4", "speak")
-    assert p4.data["status"] == "error" and "unreachable" in p4.data["detail"]
-    eliminated = [(e.actor, e.data["reason"], e.round) for e in outcome.events if e.kind == "elimination"]
+    assert p4.status == "error" and "unreachable" in p4.detail
+    eliminated = [(e.actor, e.reason, e.round) for e in outcome.events if isinstance(e, Elimination)]
     assert ("P1", "foul", 1) in eliminated and ("P4", "foul", 1) in eliminated
-    assert {e.actor for e in outcome.events if e.kind == "foul"} == {"P1", "P4"}
+    assert {e.actor for e in outcome.events if isinstance(e, Foul)} == {"P1", "P4"}
 
     p3 = first_call("P3", "vote")
-    assert p3.data["status"] == "error" and "HTTP 500" in p3.data["detail"]
+    assert p3.status == "error" and "HTTP 500" in p3.detail
     p2 = first_call("P2", "vote")
-    assert p2.data["status"] == "error" and "bad_reply" in p2.data["detail"]
+    assert p2.status == "error" and "bad_reply" in p2.detail
     abstained = {e.actor for e in outcome.events
-                 if e.kind == "vote" and e.round == 1 and not e.data["target"]}
+                 if isinstance(e, Vote) and e.round == 1 and not e.target}
     assert {"P2", "P3"} <= abstained
     # their statements were fine
-    assert all(c.data["status"] == "ok" for s in ("P2", "P3") for c in calls(outcome, s)
-               if c.data["verb"] == "speak")
+    assert all(c.status == "ok" for s in ("P2", "P3") for c in calls(outcome, s)
+               if c.verb == "speak")
     # the foul eliminations reached the survivors as vote_result perceives
     outs = [p.get("name") for p in crash_vote.protocol() if p.get("status") == "vote_result"]
     assert outs[:2] == ["P1", "P4"]
@@ -450,7 +452,7 @@ def test_one_agent_in_concurrent_matches_keeps_state_per_match() -> None:
     outcomes = asyncio.run(both())
     assert all(o.status == "finished" for o in outcomes)
     for o in outcomes:
-        assert all(c.data["status"] == "ok" for s in ("P2", "P4") for c in calls(o, s))
+        assert all(c.status == "ok" for s in ("P2", "P4") for c in calls(o, s))
     assert sum(r["route"] == "init" for r in received) == 4
     starts = sorted(r["message"] for r in received if r.get("status") == "start")
     assert starts == ["P2", "P2", "P4", "P4"]

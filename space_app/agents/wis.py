@@ -66,6 +66,8 @@ from sdk.egress import ACCEPT_ENCODING, EgressPolicy, pinned, read_bounded
 from sdk.errors import AgentErrorKind
 from sdk.remote import resolve_src
 
+from ..games.spy.events import KINDS, Elimination, RoundStart, Statement, Vote, VoteResult
+
 ROUTES = ("init", "perceive", "interact", "getModelName", "checkHealth")
 STATUS_START = "start"
 STATUS_DISTRIBUTION = "distribution"
@@ -207,34 +209,33 @@ class WiSAgent(Agent):
     @staticmethod
     def _map_item(obs: Observation, i: int) -> dict[str, Any] | None:
         """The perceive body for history item i, or None when it is not sent."""
-        item = obs.history[i]
-        if item.kind == "round_start":
-            return {"status": STATUS_ROUND, "round": item.round, "message": item.text}
-        if item.kind == "statement":
-            if item.who == obs.you:
+        e = KINDS.from_history(obs.history[i])
+        if isinstance(e, RoundStart):
+            return {"status": STATUS_ROUND, "round": e.round, "message": e.text}
+        if isinstance(e, Statement):
+            if e.actor == obs.you:
                 return None
-            return {"status": STATUS_ROUND, "round": item.round, "name": item.who, "message": item.text}
-        if item.kind == "vote":
+            return {"status": STATUS_ROUND, "round": e.round, "name": e.actor, "message": e.text}
+        if isinstance(e, Vote):
             # the structured target first: the line itself is in the game's language
-            target = item.data.get("target") if "target" in item.data else _vote_target(item.who, item.text, obs.seats)
-            if item.who == obs.you or target is None:
+            target = e.target if "target" in e.model_fields_set else _vote_target(e.actor, e.text, obs.seats)
+            if e.actor == obs.you or target is None:
                 return None
-            return {"status": STATUS_VOTE, "round": item.round, "name": item.who, "message": target}
-        if item.kind == "vote_result":
-            nxt = obs.history[i + 1] if i + 1 < len(obs.history) else None
-            if nxt is not None and nxt.kind == "elimination" and nxt.round == item.round:
-                out: str | None = nxt.who
+            return {"status": STATUS_VOTE, "round": e.round, "name": e.actor, "message": target}
+        if isinstance(e, VoteResult):
+            nxt = KINDS.from_history(obs.history[i + 1]) if i + 1 < len(obs.history) else None
+            if isinstance(nxt, Elimination) and nxt.round == e.round:
+                out: str | None = nxt.actor
             else:
-                out = item.data.get("eliminated") if "eliminated" in item.data else _voted_out(item.text, obs.seats)
+                out = e.eliminated if "eliminated" in e.model_fields_set else _voted_out(e.text, obs.seats)
             if out:
-                return {"status": STATUS_VOTE_RESULT, "round": item.round, "name": out, "message": out}
-            return {"status": STATUS_VOTE_RESULT, "round": item.round, "message": ""}
-        if item.kind == "elimination":
-            prev = obs.history[i - 1] if i > 0 else None
-            if prev is not None and prev.kind == "vote_result" and prev.round == item.round:
+                return {"status": STATUS_VOTE_RESULT, "round": e.round, "name": out, "message": out}
+            return {"status": STATUS_VOTE_RESULT, "round": e.round, "message": ""}
+        if isinstance(e, Elimination):
+            prev = KINDS.from_history(obs.history[i - 1]) if i > 0 else None
+            if isinstance(prev, VoteResult) and prev.round == e.round:
                 return None  # already told by the vote_result
-            return {"status": STATUS_VOTE_RESULT, "round": item.round, "name": item.who,
-                    "message": item.who}
+            return {"status": STATUS_VOTE_RESULT, "round": e.round, "name": e.actor, "message": e.actor}
         return None  # start, foul, end, anything else
 
     # -- the verbs -----------------------------------------------------------

@@ -2,9 +2,10 @@
 describe, vote, eliminate, up to three rounds. Rules, scoring and
 metrics: docs/rules-spy.md.
 
-This package registers the game's GameSpec: its rules (`rules.py`), word pairs and
-clues (`words.py`, `content/`), metrics (`metrics.py`), replay panels (`view.py`),
-house agents (`agents.py`), strategy wrappers (`strategies.py`) and studies (`studies.py`).
+This package registers the game's GameSpec: its rules (`rules.py`), events (`events.py`),
+word pairs and clues (`words.py`, `content/`), metrics (`metrics.py`), replay panels
+(`view.py`), house agents (`agents.py`), strategy wrappers (`strategies.py`) and studies
+(`studies.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from ...core.registry import register
 from ...core.spec import GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
+from .events import KINDS, SpySetup
 from .metrics import history, records, row
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings, dealt_roles
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
@@ -38,11 +40,11 @@ def replay_note(match: dict) -> str | None:
     settings = match.get("settings") or {}
     if settings.get("pair"):
         return None
-    setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
+    setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, SpySetup)), None)
     if setup is None:
         return None
     try:
-        drawn = WordPair.model_validate(setup["data"]["pair"])
+        drawn = WordPair.model_validate(setup.pair)
     except ValueError:  # stored before this arena refused such words: never a built-in pair
         return "its word pair is not one this arena accepts now, so it cannot be drawn again"
     if drawn not in load_builtin_pairs(settings.get("language") or "en"):
@@ -124,6 +126,7 @@ SPEC = register(GameSpec(
     setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
     replay_note=replay_note,
     deal=dealt_roles,
+    events=KINDS,
 ))
 
 __all__ = ["SPEC"]

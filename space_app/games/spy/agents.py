@@ -7,6 +7,7 @@ import random
 from sdk import ABSTAIN, Agent, Observation
 
 from ...core.seeding import history_key, seeded
+from .events import KINDS, Statement
 from .rules import contains_word, normalise_statement
 from .similarity import fit_function
 from .words import load_clues
@@ -46,8 +47,13 @@ def _rng(obs: Observation, salt: str = "") -> random.Random:
     return seeded(f"{obs.game}|{obs.you}|{obs.round}|{obs.phase}|{obs.private.text}|{history_key(obs)}|{salt}")
 
 
+def statements(obs: Observation) -> list[Statement]:
+    """The statements in the seat's history, as models."""
+    return [e for e in map(KINDS.from_history, obs.history) if isinstance(e, Statement)]
+
+
 def _said(obs: Observation) -> set[str]:
-    return {normalise_statement(h.text) for h in obs.history if h.kind == "statement"}
+    return {normalise_statement(e.text) for e in statements(obs)}
 
 
 def _fresh(candidates: list[str], obs: Observation, word: str) -> list[str]:
@@ -58,9 +64,8 @@ def _fresh(candidates: list[str], obs: Observation, word: str) -> list[str]:
 
 def statements_by_player(obs: Observation) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for h in obs.history:
-        if h.kind == "statement":
-            out.setdefault(h.who, []).append(h.text)
+    for e in statements(obs):
+        out.setdefault(e.actor, []).append(e.text)
     return out
 
 

@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.events import Call
 from ...core.records import SCORE, AgentTotals, SeatRecord
 from ...stats import Rate, bootstrap_mean
+from .events import KINDS, Elimination, Foul, SpySetup, Statement, Vote
 from .rules import CIVILIAN, SPY, score
 
 
@@ -51,9 +53,9 @@ class GameRecord:
 
 def rescore(match: dict[str, Any]) -> GameRecord:
     """Recompute one finished match from its events alone."""
-    events = match["events"]
-    setup = next(e for e in events if e["kind"] == "setup")
-    roles: dict[str, str] = setup["data"]["roles"]
+    events = KINDS.parse_all(match["events"])
+    setup = next(e for e in events if isinstance(e, SpySetup))
+    roles: dict[str, str] = setup.roles
     seats = [s["seat"] for s in match["seats"]]
     spy = next(s for s, r in roles.items() if r == SPY)
     eliminated: dict[str, int] = {}
@@ -67,18 +69,18 @@ def rescore(match: dict[str, Any]) -> GameRecord:
     tokens: Counter[str] = Counter()
     last_round = 1
     for e in events:
-        kind, actor, data = e["kind"], e["actor"], e["data"] or {}
-        if e["round"]:
-            last_round = max(last_round, e["round"])
-        if kind == "statement" and not data.get("foul"):
+        actor = e.actor
+        if e.round:
+            last_round = max(last_round, e.round)
+        if isinstance(e, Statement) and not e.foul:
             turns[actor] += 1
-        elif kind == "foul":
+        elif isinstance(e, Foul):
             turns[actor] += 1
             fouls[actor] += 1
-        elif kind == "elimination":
-            eliminated[actor] = e["round"]
-        elif kind == "vote":
-            target = data.get("target")
+        elif isinstance(e, Elimination):
+            eliminated[actor] = e.round
+        elif isinstance(e, Vote):
+            target = e.target
             if target:
                 cast[actor] += 1
                 if target == spy and actor != spy:
@@ -87,9 +89,9 @@ def rescore(match: dict[str, Any]) -> GameRecord:
                     vote_points[spy] -= 1
             else:
                 abstain[actor] += 1
-        elif kind == "call":
-            latency[actor].append(float(data.get("latency_ms") or 0.0))
-            tokens[actor] += int(data.get("prompt_tokens") or 0) + int(data.get("completion_tokens") or 0)
+        elif isinstance(e, Call):
+            latency[actor].append(float(e.latency_ms or 0.0))
+            tokens[actor] += int(e.prompt_tokens or 0) + int(e.completion_tokens or 0)
     alive = [s for s in seats if s not in eliminated]
     result = score(seats, spy, alive, eliminated.get(spy), vote_points)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}

@@ -22,7 +22,9 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN
 
+from ...core.events import Private
 from ...core.game import SPECTATORS, Game, Outcome, Request
+from .events import Elimination, End, Foul, RoundStart, SpySetup, Start, Statement, Vote, VoteResult, WithheldStatement
 from .phrases import PHRASES
 from .words import WordPair, load_builtin_pairs
 
@@ -124,9 +126,6 @@ def dealt_roles(seats: list[str], seed: int, settings: SpySettings) -> list[str]
 class SpyGame(Game):
     id: ClassVar[str] = "spy"
     title: ClassVar[str] = "Who is the Spy"
-    history_kinds: ClassVar[frozenset[str]] = frozenset(
-        {"start", "round_start", "statement", "foul", "elimination", "vote", "vote_result", "end"}
-    )
 
     def __init__(self, seats: list[str], seed: int, settings: SpySettings | None = None,
                  pairs: list[WordPair] | None = None) -> None:
@@ -154,17 +153,17 @@ class SpyGame(Game):
     def _start(self) -> None:
         s = self.settings
         say = self._say
-        self.emit("setup", say("setup", civilian=self.pair.civilian, spy_word=self.pair.spy, spy=self.spy,
-                               opener=self.opener), visible_to=SPECTATORS,
-                  roles={x: (SPY if x == self.spy else CIVILIAN) for x in self.seats},
-                  words=dict(self.words), spy=self.spy, opener=self.opener,
-                  pair=self.pair.model_dump(), settings=s.model_dump(exclude={"pair"}))
+        self.emit(SpySetup(text=say("setup", civilian=self.pair.civilian, spy_word=self.pair.spy, spy=self.spy,
+                                    opener=self.opener), visible_to=SPECTATORS,
+                           roles={x: (SPY if x == self.spy else CIVILIAN) for x in self.seats},
+                           words=dict(self.words), spy=self.spy, opener=self.opener,
+                           pair=self.pair.model_dump(), settings=s.model_dump(exclude={"pair"})))
         for seat in self.seats:
             word = self.words[seat]
-            self.emit("private", say("your_word", word=word), actor=seat, visible_to=(seat,), facts={"word": word})
-        self.emit("start", say("start", n=len(self.seats), seats=self._list(self.seats), opener=self.opener,
-                               rounds=s.rounds),
-                  seats=list(self.seats), opener=self.opener)
+            self.emit(Private(text=say("your_word", word=word), actor=seat, visible_to=(seat,), facts={"word": word}))
+        self.emit(Start(text=say("start", n=len(self.seats), seats=self._list(self.seats), opener=self.opener,
+                                 rounds=s.rounds),
+                        seats=list(self.seats), opener=self.opener))
         self._begin_round()
 
     def _begin_round(self) -> None:
@@ -178,8 +177,8 @@ class SpyGame(Game):
         self.turn = 0
         self.round_fouls = []
         self.phase = "describe"
-        self.emit("round_start", self._say("round_start", round=self.round, order=self._list(self.order)),
-                  round=self.round, order=list(self.order))
+        self.emit(RoundStart(text=self._say("round_start", round=self.round, order=self._list(self.order)),
+                             round=self.round, order=list(self.order)))
 
     def rules_text(self) -> str:
         return self._say("rules", rounds=self.settings.rounds, min_survivors=self.settings.min_survivors)
@@ -254,14 +253,13 @@ class SpyGame(Game):
             reason = PHRASES.say("en", f"reason_{why}", seconds=seconds)
             shown = self._say("withheld") if why == "own_word" else text
             if text and shown == text:
-                self.emit("statement", text, actor=seat, round=self.round, foul=True)
-            self.emit("foul", self._say("foul", seat=seat, reason=self._say(f"reason_{why}", seconds=seconds)),
-                      actor=seat, round=self.round, reason=reason, status=outcome.status, shown=shown)
+                self.emit(Statement(text=text, actor=seat, round=self.round, foul=True))
+            self.emit(Foul(text=self._say("foul", seat=seat, reason=self._say(f"reason_{why}", seconds=seconds)),
+                           actor=seat, round=self.round, reason=reason, status=outcome.status, shown=shown))
             if text and shown != text:
-                self.emit("withheld_statement", text, actor=seat, round=self.round,
-                          visible_to=SPECTATORS)
+                self.emit(WithheldStatement(text=text, actor=seat, round=self.round, visible_to=SPECTATORS))
         else:
-            self.emit("statement", text, actor=seat, round=self.round, truncated=len(raw.strip()) > limit)
+            self.emit(Statement(text=text, actor=seat, round=self.round, truncated=len(raw.strip()) > limit))
         self.turn += 1
         if self.turn >= len(self.order):
             self._end_of_statements()
@@ -271,7 +269,7 @@ class SpyGame(Game):
         self.eliminated_round[seat] = self.round
         if seat == self.spy:
             self.spy_out_round = self.round
-        self.emit("elimination", text, actor=seat, round=self.round, reason=reason)
+        self.emit(Elimination(text=text, actor=seat, round=self.round, reason=reason))
 
     def _end_of_statements(self) -> None:
         for seat in self.round_fouls:
@@ -303,17 +301,16 @@ class SpyGame(Game):
                     reason = f"'{target[:60]}' is not on the list"
                 target = ""
                 text = self._say("abstains", voter=voter)
-            self.emit("vote", text, actor=voter, round=self.round, target=target or None,
-                      reason=reason)
+            self.emit(Vote(text=text, actor=voter, round=self.round, target=target or None, reason=reason))
         ranking = tally.most_common()
         if ranking and (len(ranking) == 1 or ranking[0][1] > ranking[1][1]):
             out = ranking[0][0]
-            self.emit("vote_result", self._say("voted_out", seat=out, votes=ranking[0][1]),
-                      round=self.round, tally=dict(tally), eliminated=out)
+            self.emit(VoteResult(text=self._say("voted_out", seat=out, votes=ranking[0][1]),
+                                 round=self.round, tally=dict(tally), eliminated=out))
             self._eliminate(out, "vote", self._say("eliminated_by_vote", seat=out))
         else:
             text = self._say("tie" if ranking else "no_votes")
-            self.emit("vote_result", text, round=self.round, tally=dict(tally), eliminated=None)
+            self.emit(VoteResult(text=text, round=self.round, tally=dict(tally), eliminated=None))
         if self._check_end():
             return
         if self.round >= self.settings.rounds:
@@ -334,10 +331,10 @@ class SpyGame(Game):
         result = self.result()
         lang = self.settings.language
         winner = self._say("spy_wins" if result["winner"] == SPY else "civilians_win")
-        self.emit("end", self._say("end", winner=winner, spy=self.spy, spy_word=self.pair.spy,
-                                   civilian=self.pair.civilian),
-                  round=self.round, winner=result["winner"], roles=result["roles"],
-                  words=dict(self.words), scores=result["scores"], language=lang)
+        self.emit(End(text=self._say("end", winner=winner, spy=self.spy, spy_word=self.pair.spy,
+                                     civilian=self.pair.civilian),
+                      round=self.round, winner=result["winner"], roles=result["roles"],
+                      words=dict(self.words), scores=result["scores"], language=lang))
 
     def result(self) -> dict[str, Any]:
         return score(self.seats, self.spy, self.alive, self.spy_out_round, self.vote_points) | {
