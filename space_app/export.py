@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from .core import get_game
+from .core.facts import INFRA_FAILURES
 from .leaderboard import board, columns, kinds_for
 from .sources import describe, kind_of, label
-from .standings import INFRA_FAILURES, catch_up
+from .standings import catch_up
 from .store import Store
 
 What = Literal["matches", "seats", "leaderboard"]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .core import AgentTotals, GameSpec, MetricColumn, SeatRecord, Tally, get_game, totals_from
+from .core.facts import CALLS, INFRA_FAILURES, INVALID_ACTIONS, LATENCY_MS, TOKENS
 from .rating import SIDE, Skill
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject
@@ -34,7 +35,34 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
         generic.append(MetricColumn(f"rating_{role}_ci", f"rating as {role} ±95%",
                                     f"the agent's rating in {role} seats: μ ± half its 95% interval", text=True))
         generic.append(MetricColumn(f"matches_{role}", f"matches as {role}", f"matches played as {role}"))
-    return (*generic, *spec.metric_columns)
+    generic.append(MetricColumn("win_rate", "win %", "seats won, on any side", percent=True))
+    generic += [MetricColumn(f"win_rate_{role}", f"win % {role}", f"seats won as {role}", percent=True)
+                for role in spec.record_roles]
+    return (*generic, *spec.metric_columns, *FACT_COLUMNS)
+
+
+# the facts every game has (`core.facts`), after the game's own columns
+FACT_COLUMNS = (
+    MetricColumn("invalid_rate", "invalid %", "invalid actions the game refused (a move against the rules, no "
+                 "usable reply) ÷ calls", percent=True),
+    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
+    MetricColumn("tokens", "tokens", "prompt and completion tokens the agent reported, over all its calls"),
+    MetricColumn("infra_rate", "unreachable %", "calls that could not reach the agent (connection refused, DNS, a "
+                 "Space that never woke) ÷ calls", percent=True),
+)
+
+
+def generic_row(spec: GameSpec, t: AgentTotals) -> dict[str, Any]:
+    """The columns every game has, from the agent's summed records."""
+    every = t.every
+    row: dict[str, Any] = {"win_rate": every.wins_rate()}
+    for role in spec.record_roles:
+        row[f"win_rate_{role}"] = t.role(role).wins_rate()
+    row["invalid_rate"] = every.rate(INVALID_ACTIONS, CALLS)
+    row["avg_latency_ms"] = every.ratio(LATENCY_MS, CALLS)
+    row["tokens"] = int(every.get(TOKENS))
+    row["infra_rate"] = every.rate(INFRA_FAILURES, CALLS)
+    return row
 
 
 def cell(column: MetricColumn, row: dict[str, Any]) -> str:
@@ -68,7 +96,7 @@ def rows_from(spec: GameSpec, totals: dict[str, AgentTotals], agent_skills: dict
             row[f"rating_{role}_high"] = per_role["high"]
             row[f"rating_{role}_ci"] = (f"{per_role['mu']:.1f}±{per_role['mu'] - per_role['low']:.1f}"
                                         if per_role["mu"] is not None else None)
-        for key, value in spec.row(t).items():
+        for key, value in {**generic_row(spec, t), **spec.row(t)}.items():
             # a rate or a mean comes with its 95% interval and sample size: key_low, key_high, key_n
             row.update(value.to_dict(key) if isinstance(value, (Rate, Mean)) else {key: value})
         rows.append(row)

@@ -19,6 +19,7 @@ from typing import Any
 
 from .core import SeatRecord, Tally, get_game, tallies_of_match
 from .core.events import GENERIC, Call
+from .core.facts import GENERIC_STATS, INFRA_FAILURES, seat_facts
 from .rating import SIDE, Skill, TeamRating, placings
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .store import Store
@@ -58,18 +59,15 @@ def split_subject(text: str) -> tuple[str, str]:
     return agent, role
 
 
-INFRA_FAILURES = "infra_failures"  # a generic stat: the seat's calls that could not reach its agent
-
-
 def derive(match: dict[str, Any]) -> list[SeatRecord]:
-    """A finished match's per-seat records, from its events, by its game's metrics, with the
-    seat's unreachable calls added as `infra_failures` (only when there were any)."""
-    records = [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r)
-               for r in get_game(match["game"]).records(match)]
-    lost = unreachable_calls(match)
+    """A finished match's per-seat records, from its events: the game's own stats by its
+    metrics, and the facts every game has (calls, latency, tokens, invalid actions,
+    unreachable calls: `core.facts`) counted here, once for every game."""
+    spec = get_game(match["game"])
+    records = [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r) for r in spec.records(match)]
+    facts = seat_facts(spec.events.parse_all(match.get("events") or []), [r.seat for r in records])
     for r in records:
-        if lost.get(r.seat):
-            r.stats[INFRA_FAILURES] = float(lost[r.seat])
+        r.stats.update(facts[r.seat])
     return records
 
 
@@ -204,13 +202,18 @@ class RescoreReport:
     matches: int = 0  # finished matches whose records were derived
     agreed: int = 0  # ... and equal to the stored ones
     new: int = 0  # ... that had none stored
+    # ... equal to the stored ones in every stat the stored ones have, with generic facts added
+    # (records kept before the standings counted calls, tokens and invalid actions for every game)
+    gained: int = 0
     differed: list[str] = field(default_factory=list)  # match ids whose stored records differed
     failed: dict[str, str] = field(default_factory=dict)  # match id -> why its records could not be derived
     skipped: dict[str, str] = field(default_factory=dict)  # match id -> status (aborted, error, running)
 
     def lines(self) -> list[str]:
         out = [f"{self.game}: {self.matches} finished matches rescored from their events: {self.agreed} agree "
-               f"with the stored records, {len(self.differed)} differed (replaced), {self.new} had none"]
+               f"with the stored records, {len(self.differed)} differed (replaced), {self.new} had none"
+               + (f", {self.gained} agree and gained generic facts ({', '.join(GENERIC_STATS)})"
+                  if self.gained else "")]
         if self.differed:
             out.append("  differed: " + ", ".join(self.differed[:20]) + (" ..." if len(self.differed) > 20 else ""))
         for match_id, why in list(self.failed.items())[:20]:
@@ -225,9 +228,24 @@ class RescoreReport:
         return out
 
 
-def _same(a: list[SeatRecord], b: list[SeatRecord]) -> bool:
-    key = lambda r: r.seat  # noqa: E731
-    return [r.model_dump() for r in sorted(a, key=key)] == [r.model_dump() for r in sorted(b, key=key)]
+def _comparable(records: list[SeatRecord], drop: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Records as compared: by seat, a stat of 0 the same as an absent one (both add nothing)."""
+    out = []
+    for r in sorted(records, key=lambda r: r.seat):
+        row = r.model_dump()
+        row["stats"] = {k: v for k, v in r.stats.items() if v != 0 and k not in drop}
+        out.append(row)
+    return out
+
+
+def _same(stored: list[SeatRecord], derived: list[SeatRecord]) -> bool:
+    return _comparable(stored) == _comparable(derived)
+
+
+def _gained(stored: list[SeatRecord], derived: list[SeatRecord]) -> bool:
+    """Equal but for generic facts the stored records do not have at all."""
+    missing = frozenset(GENERIC_STATS) - {k for r in stored for k in r.stats}
+    return bool(missing) and _comparable(stored, missing) == _comparable(derived, missing)
 
 
 def rescore(store: Store, game: str) -> RescoreReport:
@@ -254,6 +272,8 @@ def rescore(store: Store, game: str) -> RescoreReport:
             report.new += 1
         elif _same(before, records):
             report.agreed += 1
+        elif _gained(before, records):
+            report.gained += 1
         else:
             report.differed.append(match["id"])
         tag = match["tag"] or ""

@@ -163,8 +163,9 @@ def old_store_matches() -> list[dict[str, Any]]:
 def reader_outputs(matches: list[dict[str, Any]]) -> dict[str, Any]:
     """What the game's readers make of stored matches."""
     from space_app.games.spy import replay_note
-    from space_app.games.spy.metrics import records, study_row
+    from space_app.games.spy.metrics import study_row
     from space_app.games.spy.view import rounds_table, votes_frame, why_won
+    from space_app.standings import derive
 
     def frame(f: Any) -> list[dict[str, Any]]:
         return json.loads(f.to_json(orient="records", force_ascii=False))
@@ -173,7 +174,7 @@ def reader_outputs(matches: list[dict[str, Any]]) -> dict[str, Any]:
     for m in matches:
         events = m["events"]
         out[m["id"]] = {
-            "records": [r.model_dump() for r in records(m)],
+            "records": [r.model_dump() for r in derive(m)],  # the game's stats and the generic facts
             "why_won": why_won(m),
             "replay_note": replay_note(m),
             "rounds": frame(rounds_table(events)),

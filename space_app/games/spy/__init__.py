@@ -63,9 +63,6 @@ METRIC_COLUMNS = (
                  "seat adds its score − 1 and a seat scores 2 on average (12 points over 6 seats), so it grows "
                  "with the number of seats played: compare agents by the per-seat average beside it"),
     MetricColumn("avg_score", "avg score", "mean game score per seat (every game's scores sum to 12)"),
-    MetricColumn("win_rate", "win %", "seats won, any role", percent=True),
-    MetricColumn("win_rate_spy", "win % spy", "seats won as the spy", percent=True),
-    MetricColumn("win_rate_civilian", "win % civilian", "seats won as a civilian", percent=True),
     MetricColumn("avg_score_spy", "avg score spy", "mean game score as the spy"),
     MetricColumn("avg_score_civilian", "avg score civilian", "mean game score as a civilian"),
     MetricColumn("vote_accuracy", "vote accuracy", "civilian votes that named the spy ÷ civilian votes cast"),
@@ -73,7 +70,6 @@ METRIC_COLUMNS = (
     MetricColumn("survival_spy", "survival spy", "rounds completed while still in the game, as the spy"),
     MetricColumn("survival_civilian", "survival civilian", "rounds completed while still in the game, as a civilian"),
     MetricColumn("foul_rate", "foul rate", "fouls ÷ turns to speak"),
-    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
 )
 
 SPEC = register(GameSpec(

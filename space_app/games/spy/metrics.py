@@ -2,21 +2,21 @@
 
 Per game: the rule's scores (`games.spy.score`) and one record per seat (`records`:
 role, won, score, and summable stats). Per agent, from the sums of its records (`row`):
-ranking score (100 + sum of game scores - seats played), win rate as spy / civilian /
-overall, average score overall and by role, vote accuracy (civilian votes that named
-the spy / civilian votes cast; abstentions counted apart), average survival rounds by
-role (rounds completed while still in the game), foul rate (fouls / turns to speak),
-average latency. Ratings are the arena's (`space_app/rating.py`), spy against civilians.
+ranking score (100 + sum of game scores - seats played), average score overall and by
+role, vote accuracy (civilian votes that named the spy / civilian votes cast; abstentions
+counted apart), average survival rounds by role (rounds completed while still in the
+game), foul rate (fouls / turns to speak). Win rates, calls, latency and tokens are the
+arena's for every game (`core.facts`); ratings too (`space_app/rating.py`), spy against
+civilians.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ...core.events import Call
 from ...core.records import SCORE, AgentTotals, SeatRecord
 from ...stats import Rate, bootstrap_mean
 from .events import KINDS, Elimination, Foul, SpySetup, Statement, Vote
@@ -37,8 +37,6 @@ class SpySeat:
     votes_cast: int
     votes_for_spy: int
     abstentions: int
-    latency_ms: list[float] = field(default_factory=list)
-    tokens: int = 0
     finished_at: float | None = None
 
 
@@ -65,8 +63,6 @@ def rescore(match: dict[str, Any]) -> GameRecord:
     cast: Counter[str] = Counter()
     for_spy: Counter[str] = Counter()
     abstain: Counter[str] = Counter()
-    latency: defaultdict[str, list[float]] = defaultdict(list)
-    tokens: Counter[str] = Counter()
     last_round = 1
     for e in events:
         actor = e.actor
@@ -89,9 +85,6 @@ def rescore(match: dict[str, Any]) -> GameRecord:
                     vote_points[spy] -= 1
             else:
                 abstain[actor] += 1
-        elif isinstance(e, Call):
-            latency[actor].append(float(e.latency_ms or 0.0))
-            tokens[actor] += int(e.prompt_tokens or 0) + int(e.completion_tokens or 0)
     alive = [s for s in seats if s not in eliminated]
     result = score(seats, spy, alive, eliminated.get(spy), vote_points)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
@@ -103,7 +96,7 @@ def rescore(match: dict[str, Any]) -> GameRecord:
             score=result["scores"][s], won=(role == result["winner"]),
             survived_rounds=(eliminated[s] - 1) if s in eliminated else last_round,
             turns=turns[s], fouls=fouls[s], votes_cast=cast[s], votes_for_spy=for_spy[s],
-            abstentions=abstain[s], latency_ms=latency[s], tokens=tokens[s],
+            abstentions=abstain[s],
             finished_at=match.get("finished_at")))
     return GameRecord(match["id"], result["winner"], spy, result["scores"], records)
 
@@ -112,8 +105,7 @@ def _seat_record(r: SpySeat) -> SeatRecord:
     return SeatRecord(
         seat=r.seat, agent_id=r.agent_id, role=r.role, team=r.role, won=r.won, score=r.score,
         stats={"turns": r.turns, "fouls": r.fouls, "votes_cast": r.votes_cast, "votes_for_spy": r.votes_for_spy,
-               "abstentions": r.abstentions, "survived_rounds": r.survived_rounds, "calls": len(r.latency_ms),
-               "latency_ms": sum(r.latency_ms), "tokens": r.tokens})
+               "abstentions": r.abstentions, "survived_rounds": r.survived_rounds})
 
 
 def records(match: dict[str, Any]) -> list[SeatRecord]:
@@ -131,9 +123,6 @@ def row(totals: AgentTotals) -> dict[str, Any]:
     every, spy, civ = totals.every, totals.role(SPY), totals.role(CIVILIAN)
     return {
         "ranking_score": round(100 + every.score - every.seats, 4),
-        "win_rate": every.wins_rate(),
-        "win_rate_spy": spy.wins_rate(),
-        "win_rate_civilian": civ.wins_rate(),
         "avg_score": every.per_seat(SCORE),
         "avg_score_spy": spy.per_seat(SCORE),
         "avg_score_civilian": civ.per_seat(SCORE),
@@ -143,8 +132,6 @@ def row(totals: AgentTotals) -> dict[str, Any]:
         "survival_spy": spy.per_seat("survived_rounds"),
         "survival_civilian": civ.per_seat("survived_rounds"),
         "foul_rate": every.rate("fouls", "turns"),
-        "avg_latency_ms": every.ratio("latency_ms", "calls"),
-        "tokens": int(every.get("tokens")),
     }
 
 
