@@ -81,8 +81,8 @@ class Event(BaseModel):
         """Every image reference shown with this event (its own and any document's)."""
         return [str(i) for i in self.images]
 
-    def caption(self) -> str:
-        """What its pictures show, in words (their alt text): its text unless the kind has better."""
+    def alt_text(self) -> str:
+        """What its pictures show, in words: its text unless the kind has better."""
         return self.text
 
     def payload(self) -> dict[str, Any]:
@@ -191,6 +191,7 @@ class InvalidAction(Event):
     given: str | None = None
 
     icon: ClassVar[str] = "⛔"
+    in_history: ClassVar[bool] = True  # the seat is told, so it can do better next time
 
     def why(self) -> str:
         return self.reason

@@ -34,7 +34,7 @@ def _images(e: Event, image: Callable[[str], str | None] | None) -> str:
     refs = e.images
     if image is None or not refs:
         return ""
-    caption = html_text(e.caption())
+    caption = html_text(e.alt_text())
     shown = [f"<img src='{url}' alt='{caption}' title='{caption}'>"
              for url in (image(str(ref)) for ref in refs) if url]
     return f"<div class='da-images'>{''.join(shown)}</div>" if shown else ""
