@@ -11,13 +11,14 @@ import string
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import ValidationError
 
 from sdk import Agent, Observation
 from space_app.core import get_game
+from space_app.core.events import Event, InvalidAction, Private
 from space_app.core.game import Outcome
 from space_app.core.records import AgentTotals, tallies_of_match, totals_from
 from space_app.games.mystery.agents import NaiveMysteryAgent, RandomMysteryAgent, first_person, sentences
@@ -29,6 +30,23 @@ from space_app.games.mystery.catalog import (
     image_path,
     seat_names,
     shipped_ids,
+)
+from space_app.games.mystery.events import (
+    KINDS,
+    Answer,
+    Clue,
+    GameOver,
+    Introduction,
+    MysterySetup,
+    Phase,
+    Question,
+    QuestionTarget,
+    Reasoning,
+    Silence,
+    Start,
+    Statement,
+    Vote,
+    VoteResult,
 )
 from space_app.games.mystery.metrics import records, row
 from space_app.games.mystery.phrases import PHRASES, RECORD_KEYS
@@ -49,6 +67,7 @@ SCRIPTS = shipped_ids()
 def suite_items(script: Any, *, captions: bool = False) -> list[SuiteItem]:
     return [SuiteItem.model_validate(d) for d in suite_dicts(script, captions=captions)]
 Reply = Callable[[MysteryGame, str, Observation], str | None]
+E = TypeVar("E", bound=Event)
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -97,8 +116,14 @@ def voting(votes: dict[str, str]) -> Reply:
     return reply
 
 
-def events_of(game: MysteryGame, kind: str) -> list[Any]:
-    return [e for e in game.events if e.kind == kind]
+def events_of(game: MysteryGame, kind: type[E]) -> list[E]:
+    """The game's events of one kind (a model, or a base such as `InvalidAction`)."""
+    return [e for e in game.events if isinstance(e, kind)]
+
+
+def setup_of(game: MysteryGame) -> MysterySetup:
+    (setup,) = events_of(game, MysterySetup)
+    return setup
 
 
 def plain_script(chars: int = 0) -> Script:
@@ -191,11 +216,11 @@ def test_phases_come_in_order_on_every_shipped_script(script_id):
     # each phase speaks in an order drawn with the seed: everyone once per phase
     for phase in ("introduction", "reasoning"):
         assert sorted(o.you for o in seen if o.phase == phase) == sorted(game.seats)
-    assert [e.data["phase"] for e in events_of(game, "phase")] == ["introduction", "discussion", "discussion",
+    assert [e.phase for e in events_of(game, Phase)] == ["introduction", "discussion", "discussion",
                                                                    "reasoning", "vote"]
-    kinds = [e.kind for e in game.events]
-    assert kinds[:2] == ["setup", "start"] and kinds[-1] == "game_over"
-    assert kinds.index("private") < kinds.index("introduction")
+    kinds = [type(e) for e in game.events]
+    assert kinds[:2] == [MysterySetup, Start] and kinds[-1] is GameOver
+    assert kinds.index(Private) < kinds.index(Introduction)
     result = game.result()
     assert set(result["scores"]) == set(game.seats) and result["winner"] in (INNOCENTS, MURDERER, DRAW)
     assert result["roles"][get_script(script_id).truth.murderer] == MURDERER
@@ -203,10 +228,9 @@ def test_phases_come_in_order_on_every_shipped_script(script_id):
 
 
 def test_the_seed_draws_the_speaking_orders():
-    orders = {tuple(make(SCRIPTS[0], seed=s).events[0].data["orders"]["round 1"]) for s in range(8)}
+    orders = {tuple(setup_of(make(SCRIPTS[0], seed=s)).orders["round 1"]) for s in range(8)}
     assert len(orders) > 1
-    again = make(SCRIPTS[0], seed=3)
-    assert again.events[0].data["orders"] == make(SCRIPTS[0], seed=3).events[0].data["orders"]
+    assert setup_of(make(SCRIPTS[0], seed=3)).orders == setup_of(make(SCRIPTS[0], seed=3)).orders
 
 
 @pytest.mark.parametrize("script_id", SCRIPTS)
@@ -216,15 +240,16 @@ def test_initialisation_delivers_the_case_every_clue_and_each_characters_own_scr
     first = {r.seat: r.observation for r in game.pending()}
     (seat, obs), = first.items()
     assert obs.phase == "introduction"
-    start = next(h for h in obs.history if h.kind == "start")
+    history = [KINDS.from_history(h) for h in obs.history]
+    start = next(e for e in history if isinstance(e, Start))
     assert script.background in start.text
-    assert [c["name"] for c in start.data["characters"]] == game.seats
-    clues = [h for h in obs.history if h.kind == "clue"]
+    assert [c["name"] for c in start.characters] == game.seats
+    clues = [e for e in history if isinstance(e, Clue)]
     assert len(clues) == len(script.text_clues) + len(script.image_clues)
     refs = [f"mystery/{script.id}/{c.file}" for c in script.image_clues]
     assert obs.images == refs
     for clue, ref in zip(script.image_clues, refs, strict=True):
-        shown = next(h for h in clues if h.data.get("clue") == clue.id)
+        shown = next(e for e in clues if e.clue == clue.id)
         assert shown.images == [ref] and clue.caption in shown.text
         assert image_path(ref) == catalog().folders[script.id] / clue.file and image_path(ref).is_file()
     assert image_path("mystery/../../etc/passwd") is None and image_path(f"mystery/{script.id}/script.json") is None
@@ -267,9 +292,9 @@ def test_the_final_vote_decides_on_a_shipped_script(named, winner, scores):
     result = game.result()
     assert result["winner"] == winner and result["named"] == named
     assert {result["scores"][s] for s in innocents} == {scores[0]} and result["scores"][murderer] == scores[1]
-    over = events_of(game, "game_over")[0]
-    assert over.visible_to is None and over.data["winner"] == winner and game.script.truth.motive in over.text
-    assert events_of(game, "vote_result")[0].data["counts"][murderer] == named + 1
+    over = events_of(game, GameOver)[0]
+    assert over.visible_to is None and over.winner == winner and game.script.truth.motive in over.text
+    assert events_of(game, VoteResult)[0].counts[murderer] == named + 1
 
 
 # -- bad input: the rule's default, recorded as invalid -----------------------------------------
@@ -282,25 +307,25 @@ def test_questioning_oneself_goes_to_the_next_character_clockwise_and_is_recorde
         return talk(g, seat, obs)
 
     drive(game, reply)
-    targets = {e.data["asker"]: (e.data["target"], e.data["chosen"]) for e in events_of(game, "question_target")}
+    targets = {e.asker: (e.target, e.chosen) for e in events_of(game, QuestionTarget)}
     assert targets == {"Ada": ("Ben", False), "Ben": ("Cy", False), "Cy": ("Ada", False)}
-    invalid = {e.actor: e for e in events_of(game, "invalid_action")}
+    invalid = {e.actor: e for e in events_of(game, InvalidAction)}
     assert set(invalid) == {"Ada", "Ben", "Cy"}
-    assert "cannot question itself" in invalid["Ada"].data["reason"] and "Ben" in invalid["Ada"].data["reason"]
-    assert "'nobody at all' is not another character" in invalid["Ben"].data["reason"]
-    assert "no usable reply (unparseable)" in invalid["Cy"].data["reason"]
+    assert "cannot question itself" in invalid["Ada"].reason and "Ben" in invalid["Ada"].reason
+    assert "'nobody at all' is not another character" in invalid["Ben"].reason
+    assert "no usable reply (unparseable)" in invalid["Cy"].reason
     assert all(e.visible_to == (e.actor,) for e in invalid.values())
     # the questioned character still answered
-    assert {e.actor for e in events_of(game, "answer")} == {"Ben", "Cy", "Ada"}
+    assert {e.actor for e in events_of(game, Answer)} == {"Ben", "Cy", "Ada"}
 
 
 def test_a_vote_for_a_non_character_is_an_abstention_recorded_as_invalid():
     game = plain_game(rounds=1)
     drive(game, voting({"Ada": "Ben", "Cy": "the lord himself", "Ben": "abstain"}))
     assert game.votes == {"Ada": "Ben", "Ben": None, "Cy": None}
-    (invalid,) = events_of(game, "invalid_action")
-    assert invalid.actor == "Cy" and invalid.data["action"] == "final vote"
-    assert "'the lord himself' is not a character; counted as an abstention" in invalid.data["reason"]
+    (invalid,) = events_of(game, InvalidAction)
+    assert invalid.actor == "Cy" and invalid.action == "final vote"
+    assert "'the lord himself' is not a character; counted as an abstention" in invalid.reason
     assert game.result()["winner"] == DRAW  # 1 of 2 innocents named Ben
 
 
@@ -312,14 +337,14 @@ def test_silence_is_recorded_and_an_unasked_question_is_not_answered():
 
     seen = drive(game, reply)
     assert not [o for o in seen if o.phase == "answer"]
-    silences = events_of(game, "silence")
-    assert len(silences) == 6 and {e.data["phase"] for e in silences} == {"share", "question"}
+    silences = events_of(game, Silence)
+    assert len(silences) == 6 and {e.phase for e in silences} == {"share", "question"}
 
 
 def test_replies_are_cut_to_max_chars():
     game = plain_game(rounds=1, max_chars=20)
     drive(game, lambda g, seat, obs: obs.options[0] if obs.options else "x" * 500)
-    assert {len(e.text) for e in events_of(game, "statement")} == {20}
+    assert {len(e.text) for e in events_of(game, Statement)} == {20}
 
 
 # -- private scripts stay private -------------------------------------------------------------------
@@ -386,8 +411,8 @@ def test_a_huge_script_is_delivered_intact_with_its_length_stated():
     assert Observation.model_validate(first.dump_for("0.9.0")).private.documents[0].text == doc.text
     assert script.roles[0].script in first.dump_for("0.1.0")["private"]["text"]
     # the other seats never get it
-    others = [e for e in game.events if e.kind == "private" and e.visible_to != ("Ada",)]
-    assert all(script.roles[0].script != (e.data.get("document") or {}).get("text") for e in others)
+    others = [e for e in events_of(game, Private) if e.visible_to != ("Ada",)]
+    assert all(e.document is None or script.roles[0].script != e.document.text for e in others)
 
 
 # -- the naive agent -----------------------------------------------------------------------------
@@ -422,18 +447,18 @@ def test_the_naive_agent_introduces_itself_shares_questions_suspects_and_votes()
     naive = NaiveMysteryAgent()
     drive(game, agents_reply({MURDERER: naive, INNOCENT: naive}))
     script = get_script(script_id)
-    intros = {e.actor: e.text for e in events_of(game, "introduction")}
+    intros = {e.actor: e.text for e in events_of(game, Introduction)}
     assert all(script.role(s).introduction in intros[s] for s in game.seats)
-    statements = events_of(game, "statement")
-    assert statements and all(e.kind == "statement" for e in statements)
-    assert all(e.data["chosen"] for e in events_of(game, "question_target"))
-    assert len(events_of(game, "question")) == len(game.seats) and not events_of(game, "invalid_action")
-    reasoning = {e.actor: e.text for e in events_of(game, "reasoning")}
-    for e in events_of(game, "vote"):
-        assert e.data["vote"] in game.seats and e.data["vote"] != e.actor
-        assert f"suspect {e.data['vote']}" in reasoning[e.actor]  # it votes for whom it said it suspects
+    statements = events_of(game, Statement)
+    assert len(statements) == len(game.seats) and not events_of(game, Silence)
+    assert all(e.chosen for e in events_of(game, QuestionTarget))
+    assert len(events_of(game, Question)) == len(game.seats) and not events_of(game, InvalidAction)
+    reasoning = {e.actor: e.text for e in events_of(game, Reasoning)}
+    for e in events_of(game, Vote):
+        assert e.vote in game.seats and e.vote != e.actor
+        assert f"suspect {e.vote}" in reasoning[e.actor]  # it votes for whom it said it suspects
     # the murderer never speaks of its own killing
-    murderer_said = " ".join(e.text for e in game.events if e.actor == game.murderer and e.kind != "private")
+    murderer_said = " ".join(e.text for e in game.events if e.actor == game.murderer and not isinstance(e, Private))
     assert "I admit" not in murderer_said
 
 
@@ -443,9 +468,9 @@ def test_the_naive_agent_plays_in_chinese():
     naive = NaiveMysteryAgent()
     drive(game, agents_reply({MURDERER: naive, INNOCENT: naive}))
     assert game.result()["winner"] in (INNOCENTS, MURDERER, DRAW)
-    intro = events_of(game, "introduction")[0].text
-    assert intro.startswith("我是") and re.search(r"[\u4e00-\u9fff]", events_of(game, "reasoning")[0].text)
-    assert all(e.text.startswith("我怀疑") for e in events_of(game, "reasoning"))
+    intro = events_of(game, Introduction)[0].text
+    assert intro.startswith("我是") and re.search(r"[\u4e00-\u9fff]", events_of(game, Reasoning)[0].text)
+    assert all(e.text.startswith("我怀疑") for e in events_of(game, Reasoning))
 
 
 def test_the_phrasebook_speaks_both_languages_and_a_chinese_match_uses_its_chinese_lines():
@@ -484,7 +509,7 @@ def test_the_random_agent_plays_within_the_options():
     game = plain_game(rounds=1)
     randomly = RandomMysteryAgent()
     drive(game, agents_reply({MURDERER: randomly, INNOCENT: randomly}))
-    assert not events_of(game, "invalid_action") and game.result()["winner"]
+    assert not events_of(game, InvalidAction) and game.result()["winner"]
 
 
 # -- quizzes as suite items ------------------------------------------------------------------------
@@ -565,7 +590,7 @@ def test_the_replay_panels_show_discussion_questions_votes_and_images():
     assert list(images["caption"]) == [c.caption for c in get_script(script_id).image_clues]
     assert len(frames["Discussion"]) == n * 3 + n * 2  # introductions, shares, questions, answers, reasoning
     # a seat's view before the end shows no verdict
-    upto = next(i for i, e in enumerate(events) if e["kind"] == "vote") + 1
+    upto = next(i for i, e in enumerate(KINDS.parse_all(events)) if isinstance(e, Vote)) + 1
     assert set(VIEW.panels[2].build(events, upto)["right"]) == {""}
 
 
@@ -666,6 +691,6 @@ def test_a_match_on_an_edited_or_withdrawn_script_says_why_it_cannot_replay():
     drive(game)
     match = {"settings": game.settings.model_dump(), "events": as_record(game)["events"]}
     assert spec.replay_note(match) is None
-    match["events"][0]["data"]["digest"] = "0" * 16
+    match["events"][0] = setup_of(game).model_copy(update={"digest": "0" * 16}).to_dict()
     assert "has been edited" in spec.replay_note(match)
     assert "no longer shipped" in spec.replay_note({"settings": {"script": "gone"}, "events": []})

@@ -20,6 +20,7 @@ from PIL import Image
 from sdk import Agent
 from space_app.core.game import Outcome
 from space_app.games.mystery.agents import NaiveMysteryAgent
+from space_app.games.mystery.events import GameOver, Start
 from space_app.games.mystery.problems import ScriptError
 from space_app.games.mystery.quizzes import suite_items
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings
@@ -106,9 +107,9 @@ def test_the_clean_script_round_trips_and_plays_to_the_end(tmp_path):
     game = _play(script)
     assert game.over and game.result()["winner"] in (INNOCENTS, MURDERER, DRAW)
     assert game.result()["truth"] == {"murderer": "陈默", "account": script.truth.account}
-    start = next(e for e in game.events if e.kind == "start")
+    start = next(e for e in game.events if isinstance(e, Start))
     assert "None" not in start.text and "- 王伯：我是林家的老管家" in start.text
-    over = next(e for e in game.events if e.kind == "game_over")
+    over = next(e for e in game.events if isinstance(e, GameOver))
     assert over.text.endswith("真相：" + script.truth.account)
     # its questions run as a quiz: a TIU/MIU question tied to no one image carries every image
     items = suite_items(script)

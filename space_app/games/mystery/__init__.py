@@ -31,6 +31,7 @@ from .catalog import (
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
 from .coe.results import results_page
+from .events import KINDS, MysterySetup
 from .metrics import history, records, row
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
@@ -67,8 +68,8 @@ def replay_note(match: dict[str, Any]) -> str | None:
     script = catalog().scripts.get(str(script_id))
     if script is None:
         return f"its script {script_id!r} is no longer shipped"
-    setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
-    played = ((setup or {}).get("data") or {}).get("digest")
+    setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, MysterySetup)), None)
+    played = setup.digest if setup else None
     if played and played != script_digest(script):
         return f"its script {script_id!r} has been edited since the match was played"
     return None
@@ -112,6 +113,7 @@ SPEC = register(GameSpec(
     value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
                         "role": "身份", "side": "阵营"}},
     game_class=ShippedMysteryGame,
+    events=KINDS,
     settings_class=ShippedSettings,
     min_players=4,
     max_players=7,

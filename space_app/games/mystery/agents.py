@@ -28,7 +28,9 @@ from functools import lru_cache
 
 from sdk import Agent, Observation
 
+from ...core.events import Event
 from ...core.seeding import history_key, seeded
+from .events import KINDS, SPEECH, Answer, Clue, Question, QuestionTarget, Speech, Start, Statement
 
 __all__ = ["NaiveMysteryAgent", "RandomMysteryAgent", "Index", "first_person", "sentences", "terms"]
 
@@ -217,7 +219,6 @@ def _script_index(text: str) -> tuple[Index, tuple[bool, ...]]:
 
 # ---- what a seat knows ------------------------------------------------------------------------
 
-SPEECH = ("introduction", "statement", "question", "answer", "reasoning")
 CLAIM_WEIGHT = 0.5  # what another character says, against 2 for its own script and the host's clues
 
 
@@ -231,6 +232,7 @@ class Seen:
         obs = self.obs
         self.lang = obs.language
         self.script = next((d.text for d in obs.private.documents if d.kind == "script"), "")
+        self.history = _events(obs)
         self.index, self.guilty = _script_index(self.script)
         self.murderer = obs.private.facts.get("role") == "murderer"
         self.others = [s for s in obs.seats if s != obs.you]
@@ -245,12 +247,12 @@ class Seen:
         folded = text.casefold()
         return {seat for alias, seat in self.aliases.items() if _mentions(folded, alias)}
 
-    def public(self) -> list[tuple[str, str, str]]:
-        """(who, kind, text) of what was said and shown: clues and speech."""
-        return [(h.who, h.kind, h.text) for h in self.obs.history if h.kind in ("clue", *SPEECH)]
+    def public(self) -> list[Clue | Speech]:
+        """What was said and shown: clues and speech."""
+        return [e for e in self.history if isinstance(e, Clue | Speech)]
 
-    def said_by_me(self, *kinds: str) -> str:
-        return "\n".join(h.text for h in self.obs.history if h.who == self.obs.you and h.kind in kinds)
+    def said_by_me(self, *kinds: type[Speech]) -> str:
+        return "\n".join(e.text for e in self.history if e.actor == self.obs.you and isinstance(e, kinds))
 
     def suspicion(self) -> Counter[str]:
         """Each other character's weight: incriminating words in sentences that name it. Its
@@ -258,17 +260,17 @@ class Seen:
         an admission outweighs everything."""
         score: Counter[str] = Counter()
         weighed = [(2, s) for s in self.index.passages]
-        for who, kind, text in self.public():
-            if who != self.obs.you and kind != "question":  # a question quotes; it claims nothing
-                weighed += [(2 if kind == "clue" else CLAIM_WEIGHT, s) for s in sentences(text)]
+        for e in self.public():
+            if e.actor != self.obs.you and not isinstance(e, Question):  # a question quotes; it claims nothing
+                weighed += [(2 if isinstance(e, Clue) else CLAIM_WEIGHT, s) for s in sentences(e.text)]
         for factor, text in weighed:
             w = weight(text, INCRIMINATING)
             if w:
                 for seat in self.mentions(text):
                     score[seat] += factor * w
-        for who, kind, text in self.public():
-            if kind in SPEECH and any(marker in text.casefold() for marker in ADMIT):
-                score[who] += 1000
+        for e in self.public():
+            if isinstance(e, SPEECH) and any(marker in e.text.casefold() for marker in ADMIT):
+                score[e.actor] += 1000
         score.pop(self.obs.you, None)
         return score
 
@@ -322,14 +324,14 @@ class NaiveMysteryAgent(Agent):
         if obs.phase == "ask":
             return self._ask(seen)
         if obs.phase == "answer":
-            return self._reply(seen, _question_to_me(obs))
+            return self._reply(seen, _question_to_me(seen))
         if obs.phase == "reasoning":
             return self._reason(seen)
         return self._share(seen)
 
     def _introduce(self, seen: Seen) -> str:
-        start = next((h for h in seen.obs.history if h.kind == "start"), None)
-        cast = (start.data.get("characters") if start else None) or []
+        start = next((e for e in seen.history if isinstance(e, Start)), None)
+        cast = start.characters if start else []
         intro = next((c.get("introduction", "") for c in cast if c.get("name") == seen.obs.you), "")
         if seen.lang == "zh":
             return f"我是{seen.obs.you}。{intro}"
@@ -338,7 +340,7 @@ class NaiveMysteryAgent(Agent):
     def _share(self, seen: Seen) -> str:
         """The clue sentence of its script that names others alongside incriminating words
         (never one that speaks of its own killing, for the murderer), not shared before."""
-        said = seen.said_by_me("statement", "question", "answer")
+        said = seen.said_by_me(Statement, Question, Answer)
         best, best_key = "", (-1.0, 0.0)
         for i, s in enumerate(seen.index.passages):
             clue = first_person(_unheaded(s))
@@ -358,13 +360,13 @@ class NaiveMysteryAgent(Agent):
     def _ask(self, seen: Seen) -> str:
         """A question quoting the most incriminating clue about the target: from its own
         script first, else from the public clues; one it has not asked before."""
-        target = _target(seen.obs)
-        asked = seen.said_by_me("question")
+        target = _target(seen)
+        asked = seen.said_by_me(Question)
         pool = [(1, weight(s, INCRIMINATING), -i, first_person(_unheaded(s)))
                 for i, s in enumerate(seen.index.passages)
                 if target in seen.mentions(s) and not (seen.murderer and seen.reveals(i))]
-        pool += [(0, weight(s, INCRIMINATING), -i, _unheaded(s)) for i, (_, kind, text) in enumerate(seen.public())
-                 if kind == "clue" for s in sentences(text) if target in seen.mentions(s)]
+        pool += [(0, weight(s, INCRIMINATING), -i, _unheaded(s)) for i, e in enumerate(seen.public())
+                 if isinstance(e, Clue) for s in sentences(e.text) if target in seen.mentions(s)]
         pool = [p for p in pool if p[3] not in asked]
         if not pool:
             return (f"{target}，案发时你在哪里，看到了什么？" if seen.lang == "zh" else
@@ -396,7 +398,7 @@ class NaiveMysteryAgent(Agent):
     def _reason(self, seen: Seen) -> str:
         suspect = seen.suspect()
         texts = [first_person(_unheaded(t)) for t in seen.index.passages]
-        texts += [_unheaded(s) for who, kind, t in seen.public() if who != seen.obs.you for s in sentences(t)]
+        texts += [_unheaded(s) for e in seen.public() if e.actor != seen.obs.you for s in sentences(e.text)]
         about = [t for t in dict.fromkeys(texts) if suspect in seen.mentions(t)
                  and not (seen.murderer and weight(t, GUILT))]
         motive = _best(about, MOTIVE)
@@ -420,8 +422,7 @@ class NaiveMysteryAgent(Agent):
         for s in seen.index.passages:
             for seat in seen.mentions(s):
                 score[seat] += 1
-        done = Counter(h.data.get("target") for h in seen.obs.history
-                       if h.kind == "question_target" and h.who == seen.obs.you)
+        done = Counter(e.target for e in seen.history if isinstance(e, QuestionTarget) and e.actor == seen.obs.you)
         options = seen.obs.options
         return max(options, key=lambda s: (-done[s], score[s], _tiebreak(seen.obs, s)))
 
@@ -445,18 +446,25 @@ def _unheaded(sentence: str) -> str:
     return m.group(2) if m else sentence
 
 
-def _target(obs: Observation) -> str:
-    for h in reversed(obs.history):
-        if h.kind == "question_target" and h.data.get("asker") == obs.you:
-            return str(h.data.get("target"))
+def _events(obs: Observation) -> list[Event]:
+    """The seat's history as the game's events."""
+    return [KINDS.from_history(h) for h in obs.history]
+
+
+def _target(seen: Seen) -> str:
+    obs = seen.obs
+    for e in reversed(seen.history):
+        if isinstance(e, QuestionTarget) and e.asker == obs.you:
+            return e.target
     others = [s for s in obs.seats if s != obs.you]
     return others[0] if others else ""
 
 
-def _question_to_me(obs: Observation) -> str:
-    for h in reversed(obs.history):
-        if h.kind == "question" and h.data.get("target") == obs.you:
-            return h.text
+def _question_to_me(seen: Seen) -> str:
+    obs = seen.obs
+    for e in reversed(seen.history):
+        if isinstance(e, Question) and e.target == obs.you:
+            return e.text
     return obs.instruction
 
 

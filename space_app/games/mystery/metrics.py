@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ...core.events import Call, InvalidAction
 from ...core.records import AgentTotals, SeatRecord, running_win_rate
-from .rules import DRAW, INNOCENTS, MURDERER, SPEECH_KINDS
+from .events import KINDS, GameOver, MysterySetup, Question, QuestionTarget, Silence, Speech, Vote
+from .rules import DRAW, INNOCENTS, MURDERER
 
 __all__ = ["history", "records", "row", "side_of"]
 
@@ -30,37 +32,35 @@ def side_of(role: str) -> str:
 
 
 def records(match: dict[str, Any]) -> list[SeatRecord]:
-    events = match["events"]
-    setup = next(e for e in events if e["kind"] == "setup")
-    roles: dict[str, str] = setup["data"]["roles"]
-    murderer: str = setup["data"]["murderer"]
-    key_roles = set(setup["data"].get("key_roles") or [])
-    over = next((e for e in events if e["kind"] == "game_over"), None)
-    winner = (over["data"] if over else {}).get("winner") or ""
+    events = KINDS.parse_all(match["events"])
+    setup = next(e for e in events if isinstance(e, MysterySetup))
+    roles, murderer, key_roles = setup.roles, setup.murderer, set(setup.key_roles)
+    over = next((e for e in events if isinstance(e, GameOver)), None)
+    winner = over.winner if over else ""
     seats = [s["seat"] for s in match["seats"]]
     stats: dict[str, Counter[str]] = {s: Counter() for s in seats}
     questioned: dict[str, set[str]] = {s: set() for s in seats}
     for e in events:
-        kind, data, actor = e["kind"], e.get("data") or {}, e["actor"]
+        actor = e.actor
         if actor not in stats:
             continue
-        if kind in SPEECH_KINDS:
+        if isinstance(e, Speech):
             stats[actor]["statements"] += 1
-            stats[actor]["statement_chars"] += len(e["text"])
-            stats[actor]["questions_asked"] += int(kind == "question")
-        elif kind == "silence":
+            stats[actor]["statement_chars"] += len(e.text)
+            stats[actor]["questions_asked"] += int(isinstance(e, Question))
+        elif isinstance(e, Silence):
             stats[actor]["silences"] += 1
-        elif kind == "question_target" and data.get("chosen"):
+        elif isinstance(e, QuestionTarget) and e.chosen:
             stats[actor]["questions_chosen"] += 1
-            questioned[actor].add(str(data.get("target")))
-        elif kind == "vote":
-            stats[actor]["final_votes"] += int(data.get("vote") is not None)
-            stats[actor]["named_murderer"] += int(data.get("vote") == murderer)
-        elif kind == "invalid_action":
+            questioned[actor].add(e.target)
+        elif isinstance(e, Vote):
+            stats[actor]["final_votes"] += int(e.vote is not None)
+            stats[actor]["named_murderer"] += int(e.vote == murderer)
+        elif isinstance(e, InvalidAction):
             stats[actor]["invalid_actions"] += 1
-        elif kind == "call":
+        elif isinstance(e, Call):
             stats[actor]["calls"] += 1
-            stats[actor]["latency_ms"] += float(data.get("latency_ms") or 0.0)
+            stats[actor]["latency_ms"] += float(e.latency_ms or 0.0)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
     out = []
     for seat in seats:

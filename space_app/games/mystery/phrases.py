@@ -4,7 +4,7 @@ A match speaks its script's language.
 
 Two kinds of line are kept in English in every match, as the record writes them (`RECORD_KEYS`):
 the spectators' setup line and an invalid action's line and reason (the reason is also the
-event's data, next to `why_unusable`'s English reasons). Their Chinese lines are there for the
+event's `reason` field, next to `why_unusable`'s English reasons). Their Chinese lines are there for the
 book to be whole."""
 
 from __future__ import annotations

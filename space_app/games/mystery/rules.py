@@ -3,8 +3,8 @@
 One seat per character of a `Script` (seats are the characters' names). Four phases:
 
 1. **Initialisation**: the public background and cast, every public text clue and every image
-   clue (a public `clue` event each; an image clue carries its file reference in
-   `data.images` and its caption as text), then each character's private script as one whole
+   clue (a public `clue` event each; an image clue carries its file reference in the
+   event's `images` and its caption as text), then each character's private script as one whole
    private `Document` (its length stated) with its role and task; each character introduces
    itself (`speak`).
 2. **Discussion** (`rounds`, default 3): every character shares and analyses clues (`speak`);
@@ -34,7 +34,26 @@ from pydantic import BaseModel, Field
 
 from sdk.observation import ABSTAIN
 
+from ...core.events import Private, SharedDocument
 from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
+from .events import (
+    Answer,
+    Clue,
+    GameOver,
+    Introduction,
+    MysteryInvalidAction,
+    MysterySetup,
+    Phase,
+    Question,
+    QuestionTarget,
+    Reasoning,
+    Silence,
+    Speech,
+    Start,
+    Statement,
+    Vote,
+    VoteResult,
+)
 from .phrases import PHRASES
 from .script import Script
 
@@ -45,8 +64,7 @@ MURDERER, INNOCENT = "murderer", "innocent"  # a seat's role
 INNOCENTS = "innocents"  # the side of every innocent seat (the murderer's side is "murderer")
 DRAW = "draw"
 IMAGE_ROOT = "mystery"  # image clues are referenced as "mystery/<script id>/<file>"
-SPEECH_KINDS = ("introduction", "statement", "question", "answer", "reasoning")
-Phase = Literal["introduction", "share", "choose", "ask", "answer", "reasoning", "vote", "over"]
+Turn = Literal["introduction", "share", "choose", "ask", "answer", "reasoning", "vote", "over"]
 
 
 class MysterySettings(BaseModel):
@@ -92,7 +110,7 @@ def tally(votes: dict[str, str | None], murderer: str) -> tuple[str, int, int]:
 
 @dataclass(frozen=True)
 class Step:
-    phase: Phase
+    phase: Turn
     seat: str = ""  # who is asked ("" for the simultaneous vote; the answerer is the current target)
     round: int | None = None
 
@@ -100,10 +118,6 @@ class Step:
 class MysteryGame(Game):
     id: ClassVar[str] = "mystery"
     title: ClassVar[str] = "Murder mystery"
-    history_kinds: ClassVar[frozenset[str]] = frozenset({
-        "start", "clue", "phase", *SPEECH_KINDS, "silence", "question_target", "vote", "vote_result",
-        "game_over", "invalid_action",
-    })
 
     def __init__(self, seats: list[str], seed: int, settings: MysterySettings, script: Script) -> None:
         names = [r.name for r in script.roles]
@@ -130,7 +144,7 @@ class MysteryGame(Game):
         self.votes: dict[str, str | None] = {}
         self.winner = ""
         self.named = 0
-        self.phase: Phase = "introduction"
+        self.phase: Turn = "introduction"
         self._setup()
         self._enter()
 
@@ -159,30 +173,31 @@ class MysteryGame(Game):
     def _setup(self) -> None:
         sc, s = self.script, self.settings
         truth = sc.truth.told()
-        self.emit("setup", self._record("setup", script=sc.id, murderer=self.murderer), visible_to=SPECTATORS,
-                  script=sc.id, digest=script_digest(sc), roles=dict(self.roles), murderer=self.murderer, truth=truth,
-                  key_roles=list(sc.key_roles), orders=self._orders(), settings=s.model_dump(mode="json"))
+        self.emit(MysterySetup(text=self._record("setup", script=sc.id, murderer=self.murderer),
+                               visible_to=SPECTATORS, script=sc.id, digest=script_digest(sc), roles=dict(self.roles),
+                               murderer=self.murderer, truth=truth, key_roles=list(sc.key_roles),
+                               orders=self._orders(), settings=s.model_dump(mode="json")))
         # an imported character may have no public introduction
         cast = [{"name": r.name} | ({"introduction": r.introduction} if r.introduction else {}) for r in sc.roles]
-        self.emit("start", self._start_text(cast), script=sc.id, title=sc.title, language=sc.language,
-                  background=sc.background, characters=cast, seats=list(self.seats), rounds=s.rounds)
+        self.emit(Start(text=self._start_text(cast), script=sc.id, title=sc.title, language=sc.language,
+                        background=sc.background, characters=cast, seats=list(self.seats), rounds=s.rounds))
         for clue in sc.text_clues:
-            self.emit("clue", self._say("clue", title=clue.title, text=clue.text), clue=clue.id, title=clue.title,
-                      image_kind=None)
+            self.emit(Clue(text=self._say("clue", title=clue.title, text=clue.text), clue=clue.id, title=clue.title,
+                           image_kind=None))
         for image in sc.image_clues:
-            self.emit("clue", self._say("image_clue", id=image.id, kind=image.kind, caption=image.caption),
-                      clue=image.id, title=image.id, image_kind=image.kind, caption=image.caption, file=image.file,
-                      images=[image_ref(sc.id, image.file)])
+            self.emit(Clue(text=self._say("image_clue", id=image.id, kind=image.kind, caption=image.caption),
+                           images=[image_ref(sc.id, image.file)], clue=image.id, title=image.id,
+                           image_kind=image.kind, caption=image.caption, file=image.file))
         for role in sc.roles:
             chars = len(role.script)
             mine = MURDERER if role.murderer else INNOCENT
             task = sc.tasks.murderer if role.murderer else sc.tasks.others
             text = self._say(f"you_{mine}", name=role.name, task=self._say("your_task", task=task) if task else "",
                              chars=chars)
-            document = {"title": self._say("script_title", name=role.name, chars=chars), "kind": "script",
-                        "text": role.script, "data": {"character": role.name, "chars": chars}}
-            self.emit("private", text, actor=role.name, visible_to=(role.name,), document=document,
-                      facts={"character": role.name, "role": mine, "task": task, "script_chars": chars})
+            document = SharedDocument(title=self._say("script_title", name=role.name, chars=chars), kind="script",
+                                      text=role.script, data={"character": role.name, "chars": chars})
+            self.emit(Private(text=text, actor=role.name, visible_to=(role.name,), document=document,
+                              facts={"character": role.name, "role": mine, "task": task, "script_chars": chars}))
 
     def _start_text(self, cast: list[dict[str, str]]) -> str:
         sc = self.script
@@ -236,19 +251,19 @@ class MysteryGame(Game):
         got = {o.seat: o for o in outcomes}
         step = self.step
         if step.phase == "introduction":
-            self._speech("introduction", step, step.seat, got.get(step.seat))
+            self._speech(Introduction, "introduction", step, step.seat, got.get(step.seat))
         elif step.phase == "share":
-            self._speech("statement", step, step.seat, got.get(step.seat))
+            self._speech(Statement, "share", step, step.seat, got.get(step.seat))
         elif step.phase == "choose":
             self._choose(step, got.get(step.seat))
         elif step.phase == "ask":
-            said = self._speech("question", step, step.seat, got.get(step.seat), target=self.target)
+            said = self._speech(Question, "question", step, step.seat, got.get(step.seat), target=self.target)
             self.question = said
         elif step.phase == "answer":
-            self._speech("answer", step, self.target, got.get(self.target), asker=step.seat,
+            self._speech(Answer, "answer", step, self.target, got.get(self.target), asker=step.seat,
                          question=self.question)
         elif step.phase == "reasoning":
-            self._speech("reasoning", step, step.seat, got.get(step.seat))
+            self._speech(Reasoning, "reasoning", step, step.seat, got.get(step.seat))
         else:
             self._vote(got)
             return
@@ -274,19 +289,21 @@ class MysteryGame(Game):
         phase = _group(step.phase)
         text = self._say(f"phase_{phase}", round=step.round, rounds=self.settings.rounds,
                          order=PHRASES.join(self.lang, order))
-        self.emit("phase", text, round=step.round, phase=phase, order=order)
+        self.emit(Phase(text=text, round=step.round, phase=phase, order=order))
 
     # -- what each turn does -------------------------------------------------------------------
-    def _speech(self, kind: str, step: Step, seat: str, outcome: Outcome | None, **data: Any) -> str:
+    def _speech(self, said: type[Speech], phase: str, step: Step, seat: str, outcome: Outcome | None,
+                **about: str) -> str:
+        """What `seat` said in this turn (a `said` event), or a silence; `about`: the question's
+        target, or the asker and question of an answer (on the silence too)."""
         raw = usable_text(outcome)
         text = (raw or "").strip()[: self.settings.max_chars].strip()
-        phase = "share" if kind == "statement" else kind
         if text:
-            self.emit(kind, text, actor=seat, round=step.round, phase=phase, **data)
+            self.emit(said(text=text, actor=seat, round=step.round, phase=phase, **about))
         else:
             reason = "empty reply" if raw is not None else why_unusable(outcome)
-            self.emit("silence", self._say("silent", seat=seat), actor=seat, round=step.round, phase=phase,
-                      reason=reason, **data)
+            self.emit(Silence(text=self._say("silent", seat=seat), actor=seat, round=step.round, phase=phase,
+                              reason=reason, **about))
         return text
 
     def _choose(self, step: Step, outcome: Outcome | None) -> None:
@@ -307,7 +324,7 @@ class MysteryGame(Game):
         self.target, self.question = named, ""
         chosen = _match(text, others) is not None
         line = self._say("will_question" if chosen else "will_question_by_default", asker=asker, target=named)
-        self.emit("question_target", line, actor=asker, round=step.round, asker=asker, target=named, chosen=chosen)
+        self.emit(QuestionTarget(text=line, actor=asker, round=step.round, asker=asker, target=named, chosen=chosen))
 
     def _vote(self, got: dict[str, Outcome]) -> None:
         for seat in self.seats:
@@ -322,13 +339,13 @@ class MysteryGame(Game):
         for seat in self.seats:
             target = self.votes[seat]
             line = self._say("votes_for", seat=seat, target=target) if target else self._say("abstains", seat=seat)
-            self.emit("vote", line, actor=seat, vote=target)
+            self.emit(Vote(text=line, actor=seat, vote=target))
         counts = Counter(v for v in self.votes.values() if v)
         abstained = sum(v is None for v in self.votes.values())
         # the counts are listed with ", " in both languages
         listed = ", ".join(self._say("count", name=name, votes=k) for name, k in counts.most_common())
-        self.emit("vote_result", self._say("vote_result", counts=listed or self._say("no_counts"), abstained=abstained),
-                  counts=dict(counts), abstained=abstained)
+        text = self._say("vote_result", counts=listed or self._say("no_counts"), abstained=abstained)
+        self.emit(VoteResult(text=text, counts=dict(counts), abstained=abstained))
         self.winner, self.named, innocents = tally(self.votes, self.murderer)
         self._close(innocents)
 
@@ -338,9 +355,8 @@ class MysteryGame(Game):
         verdict = self._say({INNOCENTS: "innocents_win", MURDERER: "murderer_wins", DRAW: "draw"}[self.winner])
         text = self._say("game_over", verdict=verdict, named=self.named, innocents=innocents, murderer=self.murderer,
                          solution=self._solution())
-        self.emit("game_over", text, winner=self.winner, murderer=self.murderer, roles=dict(self.roles),
-                  named=self.named, innocents=innocents, votes=dict(self.votes),
-                  truth=sc.truth.told())
+        self.emit(GameOver(text=text, winner=self.winner, murderer=self.murderer, roles=dict(self.roles),
+                           named=self.named, innocents=innocents, votes=dict(self.votes), truth=sc.truth.told()))
 
     def _solution(self) -> str:
         """Motive and method, or an imported script's one account (nothing when it has neither)."""
@@ -384,9 +400,9 @@ class MysteryGame(Game):
 
     def _invalid(self, seat: str, action: str, reason: str, given: str | None, round: int | None) -> None:
         """A refused or missing action: its seat and spectators are told what happened."""
-        self.emit("invalid_action", self._record("invalid", seat=seat, action=action, reason=reason), actor=seat,
-                  round=round, visible_to=(seat,), seat=seat, action=action, reason=reason,
-                  given=None if given is None else given[:200])
+        self.emit(MysteryInvalidAction(text=self._record("invalid", seat=seat, action=action, reason=reason),
+                                       actor=seat, round=round, visible_to=(seat,), seat=seat, action=action,
+                                       reason=reason, given=None if given is None else given[:200]))
 
 
 def _group(phase: str) -> str:

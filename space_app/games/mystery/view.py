@@ -5,11 +5,13 @@ character's script or role before the game reveals it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...core.events import Event
 from ...core.spec import Panel, ReplayView
+from .events import KINDS, Answer, Clue, GameOver, Question, QuestionTarget, Silence, Speech, Vote, VoteResult
 from .phrases import PHRASES
-from .rules import SPEECH_KINDS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built
     import pandas as pd
@@ -20,79 +22,76 @@ VOTE_COLUMNS = ("character", "votes for", "right")
 TALLY_COLUMNS = ("character", "votes")
 IMAGE_COLUMNS = ("clue", "kind", "caption", "image")
 
-
-def _shown(events: list[dict[str, Any]], upto: int | None) -> list[dict[str, Any]]:
-    return events if upto is None else events[: upto + 1]
+Rows = Iterable[Event | Mapping[str, Any]]  # stored rows or models
 
 
-def discussion(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def _shown(events: Rows, upto: int | None) -> list[Event]:
+    shown = list(events)
+    return KINDS.parse_all(shown if upto is None else shown[: upto + 1])
+
+
+def discussion(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
     for e in _shown(events, upto):
-        d = e.get("data") or {}
-        if e["kind"] in SPEECH_KINDS or e["kind"] == "silence":
-            says = e["text"] if e["kind"] != "silence" else f"(silent: {d.get('reason') or 'no statement'})"
-            rows.append({"phase": d.get("phase") or e["kind"], "round": e.get("round"), "character": e["actor"],
-                         "says": says})
+        if isinstance(e, Speech | Silence):
+            says = f"(silent: {e.reason or 'no statement'})" if isinstance(e, Silence) else e.text
+            rows.append({"phase": e.phase or e.kind, "round": e.round, "character": e.actor, "says": says})
     return pd.DataFrame(rows, columns=list(DISCUSSION_COLUMNS))
 
 
-def questions(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def questions(events: Rows, upto: int | None = None) -> pd.DataFrame:
     """One row per questioning: who chose whom (or got a character by default), what was
     asked and what was answered."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
     for e in _shown(events, upto):
-        d = e.get("data") or {}
-        if e["kind"] == "question_target":
-            rows.append({"round": e.get("round"), "asker": d.get("asker"), "questioned": d.get("target"),
-                         "how": "chosen" if d.get("chosen") else "by default", "question": "", "answer": ""})
-        elif rows and d.get("phase") == "question":
-            rows[-1]["question"] = e["text"] if e["kind"] == "question" else "(asked nothing)"
-        elif rows and d.get("phase") == "answer":
-            rows[-1]["answer"] = e["text"] if e["kind"] == "answer" else "(no answer)"
+        if isinstance(e, QuestionTarget):
+            rows.append({"round": e.round, "asker": e.asker, "questioned": e.target,
+                         "how": "chosen" if e.chosen else "by default", "question": "", "answer": ""})
+        elif rows and isinstance(e, Speech | Silence) and e.phase == "question":
+            rows[-1]["question"] = e.text if isinstance(e, Question) else "(asked nothing)"
+        elif rows and isinstance(e, Speech | Silence) and e.phase == "answer":
+            rows[-1]["answer"] = e.text if isinstance(e, Answer) else "(no answer)"
     return pd.DataFrame(rows, columns=list(QUESTION_COLUMNS))
 
 
-def _murderer(events: list[dict[str, Any]]) -> str | None:
-    over = next((e for e in events if e["kind"] == "game_over"), None)
-    return (over.get("data") or {}).get("murderer") if over else None
+def _murderer(events: list[Event]) -> str | None:
+    over = next((e for e in events if isinstance(e, GameOver)), None)
+    return over.murderer if over else None
 
 
-def final_votes(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def final_votes(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
     shown = _shown(events, upto)
     murderer = _murderer(shown)
     rows = []
     for e in shown:
-        if e["kind"] == "vote":
-            vote = (e.get("data") or {}).get("vote")
-            right = "" if murderer is None else ("✅" if vote == murderer else "❌")
-            rows.append({"character": e["actor"], "votes for": vote or "(abstained)", "right": right})
+        if isinstance(e, Vote):
+            right = "" if murderer is None else ("✅" if e.vote == murderer else "❌")
+            rows.append({"character": e.actor, "votes for": e.vote or "(abstained)", "right": right})
     return pd.DataFrame(rows, columns=list(VOTE_COLUMNS))
 
 
-def vote_tally(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def vote_tally(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
-    result = next((e for e in _shown(events, upto) if e["kind"] == "vote_result"), None)
-    counts = (result.get("data") or {}).get("counts") or {} if result else {}
+    result = next((e for e in _shown(events, upto) if isinstance(e, VoteResult)), None)
+    counts = result.counts if result else {}
     rows = [{"character": name, "votes": n} for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return pd.DataFrame(rows, columns=list(TALLY_COLUMNS))
 
 
-def image_clues(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def image_clues(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
     for e in _shown(events, upto):
-        d = e.get("data") or {}
-        if e["kind"] == "clue" and d.get("images"):
-            rows.append({"clue": d.get("clue"), "kind": d.get("image_kind"), "caption": d.get("caption"),
-                         "image": ", ".join(d["images"])})
+        if isinstance(e, Clue) and e.images:
+            rows.append({"clue": e.clue, "kind": e.image_kind, "caption": e.caption, "image": ", ".join(e.images)})
     return pd.DataFrame(rows, columns=list(IMAGE_COLUMNS))
 
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ....core.events import Call
 from ....stats import Rate
+from ..events import KINDS, GameOver, MysterySetup
 from ..rules import DRAW, INNOCENTS, MURDERER
 
 __all__ = ["Cell", "Matrix", "faction", "matrix", "outcome"]
@@ -61,10 +63,10 @@ class Matrix(BaseModel):
 
 def faction(match: dict[str, Any]) -> tuple[str, str] | None:
     """(innocents agent, murderer agent) of a faction match; None for any other line-up."""
-    setup = next((e for e in match.get("events") or [] if e["kind"] == "setup"), None)
+    setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, MysterySetup)), None)
     if setup is None:
         return None
-    roles: dict[str, str] = setup["data"].get("roles") or {}
+    roles = setup.roles
     agents = {s["seat"]: s["agent_id"] for s in match["seats"]}
     innocents = {agents[s] for s, role in roles.items() if role != MURDERER and s in agents}
     murderer = [agents[s] for s, role in roles.items() if role == MURDERER and s in agents]
@@ -75,12 +77,12 @@ def faction(match: dict[str, Any]) -> tuple[str, str] | None:
 
 def outcome(match: dict[str, Any]) -> str:
     """'win' (the innocents won), 'loss', 'draw' or 'error' (an agent failed, or no end)."""
-    events = match.get("events") or []
-    failed = any(e["kind"] == "call" and (e.get("data") or {}).get("status") in ("error", "timeout") for e in events)
-    over = next((e for e in events if e["kind"] == "game_over"), None)
+    events = KINDS.parse_all(match.get("events") or [])
+    failed = any(isinstance(e, Call) and e.status in ("error", "timeout") for e in events)
+    over = next((e for e in events if isinstance(e, GameOver)), None)
     if failed or match.get("status") != "finished" or over is None:
         return "error"
-    winner = over["data"].get("winner")
+    winner = over.winner
     return {INNOCENTS: "win", MURDERER: "loss", DRAW: "draw"}.get(winner, "error")
 
 

@@ -26,8 +26,9 @@ from pydantic import BaseModel
 
 from ....stats import Rate, bootstrap_mean
 from ..catalog import catalog
+from ..events import KINDS, MysterySetup, Reasoning, Silence, Speech, Start
 from ..metrics import records
-from ..rules import MURDERER, SPEECH_KINDS
+from ..rules import MURDERER
 from ..script import UNKNOWN_DEPTH
 from .judges import Judge, Seat, Verdict
 from .verdicts import VerdictBook
@@ -77,17 +78,16 @@ def _mean(key: str, values: list[float], counts: str, **extra: Any) -> Score:
 
 def seat_of(match: dict[str, Any], seat: str) -> Seat:
     """What the judges read of one seat: its character's introduction and everything it said."""
-    events = match.get("events") or []
-    start = next((e for e in events if e["kind"] == "start"), {"data": {}})
-    intro = next((c.get("introduction", "") for c in start["data"].get("characters") or [] if c.get("name") == seat),
-                 "")
-    said = [e["text"] for e in events if e["kind"] in SPEECH_KINDS and e["actor"] == seat]
-    reasoning = next((e["text"] for e in reversed(events) if e["kind"] == "reasoning" and e["actor"] == seat), "")
-    silences = sum(e["kind"] == "silence" and e["actor"] == seat for e in events)
-    script_id = str((match.get("settings") or {}).get("script") or start["data"].get("script") or "")
+    events = KINDS.parse_all(match.get("events") or [])
+    start = next((e for e in events if isinstance(e, Start)), None) or Start()
+    intro = next((c.get("introduction", "") for c in start.characters if c.get("name") == seat), "")
+    said = [e.text for e in events if isinstance(e, Speech) and e.actor == seat]
+    reasoning = next((e.text for e in reversed(events) if isinstance(e, Reasoning) and e.actor == seat), "")
+    silences = sum(isinstance(e, Silence) and e.actor == seat for e in events)
+    script_id = str((match.get("settings") or {}).get("script") or start.script or "")
     shipped = catalog().scripts.get(script_id)
     role = next((r for r in shipped.roles if r.name == seat), None) if shipped else None
-    return Seat(character=seat, introduction=intro, language=start["data"].get("language") or "en", said=said,
+    return Seat(character=seat, introduction=intro, language=start.language or "en", said=said,
                 silences=silences, reasoning=reasoning, script=role.script if role else "")
 
 
@@ -119,7 +119,8 @@ def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge | Ve
         seats = [s["seat"] for s in match["seats"] if s["agent_id"] == agent]
         if not seats:
             continue
-        setup = next((e for e in match["events"] if e["kind"] == "setup"), None)
+        match = {**match, "events": KINDS.parse_all(match["events"])}  # read once: each seat's reading reuses it
+        setup = next((e for e in match["events"] if isinstance(e, MysterySetup)), None)
         if setup is None:
             continue
         judged = _judge_match(match, seats, setup, book)
@@ -146,12 +147,12 @@ def play_scores(matches: Iterable[dict[str, Any]], agent: str, judge: Judge | Ve
     ], verdicts
 
 
-def _judge_match(match: dict[str, Any], seats: list[str], setup: dict[str, Any], book: VerdictBook
+def _judge_match(match: dict[str, Any], seats: list[str], setup: MysterySetup, book: VerdictBook
                  ) -> tuple[list[float], list[float], int, int, list[Verdict]] | None:
     """(RP per seat, CMD per innocent seat, clues conveyed, clues, verdicts) of the agent's
     seats in one match, or None when a read-only book lacks a verdict for one of them."""
-    roles, truth = setup["data"]["roles"], setup["data"].get("truth") or {}
-    script_id = str((match.get("settings") or {}).get("script") or setup["data"].get("script") or "")
+    roles, truth = setup.roles, setup.truth
+    script_id = str((match.get("settings") or {}).get("script") or setup.script or "")
     rp_here: list[float] = []
     cmd_here: list[float] = []
     conveyed = clues_seen = 0
