@@ -55,8 +55,10 @@ from space_app.games.mystery.quizzes import to_jsonl
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings, tally
 from space_app.games.mystery.script import Script
 from space_app.games.mystery.view import VIEW
+from space_app.leaderboard import generic_row
 from space_app.runner import SeatAgent, outcome_text
 from space_app.service import Arena, MatchPlan
+from space_app.standings import derive
 from space_app.store import Store
 from space_app.suites.items import SuiteItem
 from space_app.suites.run import observation as suite_observation
@@ -549,7 +551,7 @@ def test_records_count_questions_key_roles_votes_and_invalid_actions():
         return talk(g, seat, obs)
 
     drive(game, reply)
-    recs = {r.seat: r for r in records(as_record(game))}
+    recs = {r.seat: r for r in derive({**as_record(game), "game": "mystery"})}  # with the generic facts
     assert recs["Ben"].role == recs["Ben"].team == MURDERER and recs["Ada"].role == INNOCENTS
     assert recs["Ada"].won and recs["Cy"].won and not recs["Ben"].won and recs["Ben"].score == 0.0
     ben = recs["Ben"].stats
@@ -559,12 +561,17 @@ def test_records_count_questions_key_roles_votes_and_invalid_actions():
     assert recs["Ada"].stats["questions_asked"] == 2
     assert recs["Ada"].stats["key_roles_available"] == 0
     totals = totals_from(tallies_of_match(records(as_record(game, {"Ada": "x", "Cy": "x", "Ben": "y"}))))
-    x, y = row(totals["x"]), row(totals["y"])
+    mystery = get_game("mystery")
+
+    def full(t: AgentTotals) -> dict[str, Any]:  # the leaderboard's row: every game's columns and the game's
+        return {**generic_row(mystery, t), **row(t)}
+
+    x, y = full(totals["x"]), full(totals["y"])
     assert x["win_rate_innocents"].value == 1.0 and x["vote_accuracy"].value == 1.0
     assert x["win_rate_murderer"].value is None and x["win_rate_innocents"].n == 2  # Ada and Cy
     assert y["win_rate_murderer"].value == 0.0 and y["itd"].value == 1.0
     assert x["statement_chars"] > 0 and x["draw_rate"].value == 0.0
-    assert row(AgentTotals("nobody"))["win_rate"].value is None
+    assert full(AgentTotals("nobody"))["win_rate"].value is None
 
 
 def test_a_draw_scores_half_and_is_won_by_nobody():

@@ -90,9 +90,6 @@ def _quizzes() -> dict[str, QuizSet]:
 
 
 METRIC_COLUMNS = (
-    MetricColumn("win_rate", "win %", "seats won, either faction (a draw is won by nobody)", percent=True),
-    MetricColumn("win_rate_innocents", "win % innocents", "seats won as an innocent", percent=True),
-    MetricColumn("win_rate_murderer", "win % murderer", "seats won as the murderer", percent=True),
     MetricColumn("draw_rate", "draw %", "seats whose game was a draw (exactly half the innocents named the "
                  "murderer)", percent=True),
     MetricColumn("vote_accuracy", "vote accuracy", "final votes as an innocent that named the murderer ÷ seats as "
@@ -101,9 +98,6 @@ METRIC_COLUMNS = (
                  "question ÷ key roles it could question", percent=True),
     MetricColumn("questions", "questions", "questions asked per seat"),
     MetricColumn("statement_chars", "chars / statement", "mean length of what the seat said"),
-    MetricColumn("invalid_rate", "invalid %", "invalid actions (questioning oneself or no character, a vote for "
-                 "no character, no usable reply) ÷ calls", percent=True),
-    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
 )
 
 SPEC = register(GameSpec(

@@ -73,6 +73,9 @@ class Clue(Event):
     icon: ClassVar[str] = "🔎"
     in_history: ClassVar[bool] = True
 
+    def alt_text(self) -> str:
+        return self.caption or self.text
+
 
 class Phase(Event):
     """A new phase begins (introductions, a discussion round, reasoning, the vote), with its

@@ -4,14 +4,16 @@ One record per seat (`records`): its side (`murderer` or `innocents`) as the rol
 rated team, won (a draw is won by nobody), score (1 win, 0.5 draw, 0 loss) and summable
 stats; an agent's leaderboard row (`row`) turns their sums into:
 
-- win rate per faction and the draw rate;
+- the draw rate (win rates per faction are the arena's, as for every game);
 - vote accuracy: final votes of innocent seats that named the murderer ÷ innocent seats;
 - ITD (the Chain of Evaluation's decision-making score): distinct key roles (the script's
   `key_roles`, whose private scripts hold a key clue) a seat chose to question ÷ the key roles
   it could question (all but itself); a question that went to a character by default (no
   valid choice) is not the seat's choice and does not count;
-- questions asked, statements made and their mean length;
-- invalid-action rate (invalid actions ÷ calls) and mean latency.
+- questions asked, statements made and their mean length.
+
+Calls, latency, tokens and invalid actions are counted for every game by the standings
+(`core.facts`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ...core.events import Call, InvalidAction
 from ...core.records import AgentTotals, SeatRecord, running_win_rate
 from .events import KINDS, GameOver, MysterySetup, Question, QuestionTarget, Silence, Speech, Vote
 from .rules import DRAW, INNOCENTS, MURDERER
@@ -56,11 +57,6 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
         elif isinstance(e, Vote):
             stats[actor]["final_votes"] += int(e.vote is not None)
             stats[actor]["named_murderer"] += int(e.vote == murderer)
-        elif isinstance(e, InvalidAction):
-            stats[actor]["invalid_actions"] += 1
-        elif isinstance(e, Call):
-            stats[actor]["calls"] += 1
-            stats[actor]["latency_ms"] += float(e.latency_ms or 0.0)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
     out = []
     for seat in seats:
@@ -76,18 +72,13 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
 
 
 def row(totals: AgentTotals) -> dict[str, Any]:
-    every, innocents, murderer = totals.every, totals.role(INNOCENTS), totals.role(MURDERER)
+    every, innocents = totals.every, totals.role(INNOCENTS)
     return {
-        "win_rate": every.wins_rate(),
-        "win_rate_innocents": innocents.wins_rate(),
-        "win_rate_murderer": murderer.wins_rate(),
         "draw_rate": every.share("draws"),
         "vote_accuracy": innocents.share("named_murderer"),
         "itd": every.rate("key_roles_questioned", "key_roles_available"),
         "questions": every.per_seat("questions_asked"),
         "statement_chars": every.ratio("statement_chars", "statements"),
-        "invalid_rate": every.rate("invalid_actions", "calls"),
-        "avg_latency_ms": every.ratio("latency_ms", "calls"),
     }
 
 
