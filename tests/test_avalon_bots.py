@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from sdk import Agent, Observation
+from space_app.core.events import Call, InvalidAction
 from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
+from space_app.games.avalon.events import QuestCard, Silence, Statement
 from space_app.games.avalon.rules import AvalonGame, AvalonSettings
 from space_app.games.avalon.selfplay import play_local
 from space_app.runner import MatchOutcome, SeatAgent, play
@@ -36,10 +38,9 @@ def run(game: AvalonGame, agents: dict[str, Agent]) -> MatchOutcome:
 def comparable(events: list) -> list[str]:
     out = []
     for e in events:
-        d = e.to_dict()
-        if e.kind == "call":
-            d["data"] = {k: v for k, v in d["data"].items() if k != "latency_ms"}
-        out.append(json.dumps(d, sort_keys=True))
+        if isinstance(e, Call):
+            e = e.model_copy(update={"latency_ms": None})
+        out.append(json.dumps(e.to_dict(), sort_keys=True))
     return out
 
 
@@ -51,11 +52,11 @@ def test_house_agents_play_whole_matches_through_the_runner(n):
     outcome = run(game, agents)
     assert outcome.status == "finished", outcome.error
     assert outcome.result["winner"] in ("good", "evil")
-    calls = [e for e in outcome.events if e.kind == "call"]
-    assert calls and {e.data["status"] for e in calls} == {"ok"}, "every reply is read as a legal choice"
+    calls = [e for e in outcome.events if isinstance(e, Call)]
+    assert calls and {e.status for e in calls} == {"ok"}, "every reply is read as a legal choice"
     rules_seats = {s for s, a in agents.items() if a is RULES}
-    assert not [e for e in outcome.events if e.kind == "invalid_action" and e.actor in rules_seats]
-    assert not [e for e in outcome.events if e.kind == "silence"], "the bots always say something"
+    assert not [e for e in outcome.events if isinstance(e, InvalidAction) and e.actor in rules_seats]
+    assert not [e for e in outcome.events if isinstance(e, Silence)], "the bots always say something"
 
 
 @pytest.mark.parametrize("n", [5, 7, 10])
@@ -63,7 +64,7 @@ def test_rule_bots_play_every_role_set_without_an_invalid_action(n):
     for seed in range(3):
         for settings in ({}, {"roles": SPECIAL_SETS[n]}, {"auto_approve_fifth": True, "leader_reconsideration": False}):
             game = play_local(make(n, seed, **settings), {s: RULES for s in make(n, seed).seats})
-            assert game.over and not [e for e in game.events if e.kind == "invalid_action"], (n, seed, settings)
+            assert game.over and not [e for e in game.events if isinstance(e, InvalidAction)], (n, seed, settings)
 
 
 def test_a_seeded_match_with_house_agents_replays_identically():
@@ -113,15 +114,15 @@ def test_nothing_private_reaches_another_seat(n, seed):
     recorders = {s: Recorder(RULES if i % 2 else RANDOM) for i, s in enumerate(game.seats)}
     outcome = run(game, dict(recorders))
     assert outcome.status == "finished"
-    events = [e for e in outcome.events if e.kind != "call"]
-    known = {s: " ".join(e.text + " " + " ".join(_strings(e.data)) for e in events if e.visible_for(s))
+    events = [e for e in outcome.events if not isinstance(e, Call)]
+    known = {s: " ".join(e.text + " " + " ".join(_strings(e.payload())) for e in events if e.visible_for(s))
              for s in game.seats}
     views = {s: " ".join(o.model_dump_json() for o in recorders[s].seen) for s in game.seats}
     checked = 0
     for e in events:
         if e.visible_to is None:
             continue
-        secrets = [e.text] + [x for x in _strings(e.data) if len(x) >= 3 and x not in game.seats]
+        secrets = [e.text] + [x for x in _strings(e.payload()) if len(x) >= 3 and x not in game.seats]
         for seat in game.seats:
             if seat in e.visible_to:
                 continue
@@ -182,16 +183,16 @@ def test_merlin_never_names_a_player_he_sees_as_evil_and_evil_wastes_no_fail_car
             merlin = game.holders("merlin")[0]
             seen_evil = [s for s in game.evil if game.roles[s] != "mordred"]
             for e in game.events:
-                if e.kind == "statement" and e.actor == merlin:
+                if isinstance(e, Statement) and e.actor == merlin:
                     assert not any(re.search(rf"\b{s}\b", e.text) for s in seen_evil), e.text
             for q in game.quests:  # no Oberon in the default set: the team coordinates its cards
                 assert q["fails"] <= q["fails_needed"]
-            assert not [e for e in game.events if e.kind == "quest_card"
-                        and game.sides[e.actor] == "good" and e.data["played"] != "success"]
+            assert not [e for e in game.events if isinstance(e, QuestCard)
+                        and game.sides[e.actor] == "good" and e.played != "success"]
 
 
 def test_random_agent_makes_only_legal_choices():
     game = play_local(make(6, 5), {s: RANDOM for s in make(6, 5).seats})
-    bad = [e for e in game.events if e.kind == "invalid_action"]
-    assert all(e.data["action"] == "assassination" for e in bad)  # it may name a teammate, never more
+    bad = [e for e in game.events if isinstance(e, InvalidAction)]
+    assert all(e.action == "assassination" for e in bad)  # it may name a teammate, never more
     assert game.over

@@ -17,6 +17,18 @@ from space_app.core import get_game
 from space_app.core.game import Outcome
 from space_app.core.records import tallies_of_match, totals_from
 from space_app.games.avalon.agents import RandomAvalonAgent, RuleAvalonAgent
+from space_app.games.avalon.events import (
+    KINDS,
+    GameOver,
+    Intentions,
+    Proposal,
+    QuestResult,
+    QuizAnswer,
+    QuizQuestion,
+    Quizzes,
+    Statement,
+    VoteResult,
+)
 from space_app.games.avalon.exemplar import offered_options
 from space_app.games.avalon.intention_agent import AvalonIntentionAgent, read_ids, sections_of
 from space_app.games.avalon.intentions import (
@@ -123,8 +135,8 @@ def test_a_bad_catalogue_is_refused_naming_the_entry():
 
 
 def test_situations_and_selections_are_read_the_same_way_everywhere():
-    items = [("proposal", {"leader": "P2", "team": ["P1", "P2"], "quest": 3}), ("vote_result", {}),
-             ("quest_result", {"success": False}), ("quest_result", {"success": True})]
+    items = [Proposal(leader="P2", team=["P1", "P2"], quest=3), Statement(text="hm"), VoteResult(),
+             QuestResult(success=False), QuestResult(success=True)]
     s = situation_from("P1", items)
     assert s == Situation(leader=False, on_team=True, voted=True, failed=True, last_success=True, quest=3)
     assert s.holds("late") and s.holds("not_leader") and not s.holds("off_team")
@@ -296,27 +308,28 @@ def constructed() -> tuple[AvalonGame, dict[str, list[str]]]:
 
 def test_the_quizzes_come_after_the_decision_and_before_the_reveal_and_never_change_the_result():
     game, who = constructed()
-    kinds = [e.kind for e in game.events]
-    decided = kinds.index("quizzes")
-    assert kinds[-1] == "game_over" and "quiz_question" not in kinds[:decided]
-    assert all(k in ("quiz_question", "quiz_answer") for k in kinds[decided + 1:-1])
-    assert game.result()["winner"] == "good" and game.events[-1].data["winner"] == "good"
-    questions = [e for e in game.events if e.kind == "quiz_question"]
-    assert all(e.visible_to == (e.actor,) for e in questions + [e for e in game.events if e.kind == "quiz_answer"])
-    by = {(e.actor, e.data["quiz"]): e for e in questions}
+    events = game.events
+    decided = next(n for n, e in enumerate(events) if isinstance(e, Quizzes))
+    assert isinstance(events[-1], GameOver) and not any(isinstance(e, QuizQuestion) for e in events[:decided])
+    assert all(isinstance(e, (QuizQuestion, QuizAnswer)) for e in events[decided + 1:-1])
+    last = events[-1]
+    assert game.result()["winner"] == "good" and isinstance(last, GameOver) and last.winner == "good"
+    questions = [e for e in events if isinstance(e, QuizQuestion)]
+    assert all(e.visible_to == (e.actor,) for e in questions + [e for e in events if isinstance(e, QuizAnswer)])
+    by = {(e.actor, e.quiz): e for e in questions}
     a, b = who["a"][0], who["b"][0]
     assert set(q for _, q in by) == {"summarise", "guess", "deduce"}
     assert {s for s, q in by if q == "summarise"} == {a, b} == {s for s, q in by if q == "guess"}
     summary = by[(a, "summarise")]
-    assert summary.data["pick"] == 3 and f"{SECRET} private plan of {a}" in summary.text  # the final selection
-    assert by[(a, "guess")].data["about"] == b and by[(b, "guess")].data["about"] == a  # next clockwise
+    assert summary.pick == 3 and f"{SECRET} private plan of {a}" in summary.text  # the final selection
+    assert by[(a, "guess")].about == b and by[(b, "guess")].about == a  # next clockwise
     assert SECRET not in by[(a, "guess")].text, "a guess shows the other's SPEAK only"
-    assert by[(a, "guess")].data["options"] == CATALOGUE.ids
+    assert by[(a, "guess")].options == CATALOGUE.ids
     deduce = by[("P1", "deduce")]
     evil_others = [s for s in who["evil"] if s != "P1"]
-    assert deduce.data["pick"] == len(evil_others) and "P1" not in deduce.data["options"]
-    timed_out = next(e for e in game.events if e.kind == "quiz_answer" and e.actor == b and e.data["quiz"] == "guess")
-    assert timed_out.data["picks"] == [] and timed_out.data["status"] == "timeout"
+    assert deduce.pick == len(evil_others) and "P1" not in deduce.options
+    timed_out = next(e for e in events if isinstance(e, QuizAnswer) and e.actor == b and e.quiz == "guess")
+    assert timed_out.picks == [] and timed_out.status == "timeout"
 
 
 def test_the_metrics_score_the_quizzes_against_the_selections_and_the_truth():
@@ -349,20 +362,21 @@ def test_quizzes_follow_the_settings_and_bad_answers_never_block_the_end():
     off = AvalonGame([f"P{i}" for i in range(1, 6)], 2,
                      AvalonSettings(players=5, intention_quiz=False, deduction_quiz=False))
     Scripted(off, {"P1": notes_for("P1", ["I1", "I4"])}, {}).play()
-    assert not [e for e in off.events if e.kind.startswith("quiz")] and off.events[-1].kind == "game_over"
+    assert not [e for e in off.events if isinstance(e, (Quizzes, QuizQuestion, QuizAnswer))]
+    assert isinstance(off.events[-1], GameOver)
     only = AvalonGame([f"P{i}" for i in range(1, 6)], 2, AvalonSettings(players=5, deduction_quiz=False))
     Scripted(only, {"P1": notes_for("P1", ["I1", "I4"])}, {("P1", "summarise"): "garbage, I1"}).play()
-    quizzes = [e.data["quiz"] for e in only.events if e.kind == "quiz_question"]
+    quizzes = [e.quiz for e in only.events if isinstance(e, QuizQuestion)]
     assert quizzes == ["summarise"]  # nobody else recorded intentions: nothing to guess
-    (answer,) = [e for e in only.events if e.kind == "quiz_answer"]
-    assert answer.data["picks"] == ["I1"] and answer.data["status"] == "invalid"
-    assert "garbage" in answer.data["problem"]
+    (answer,) = [e for e in only.events if isinstance(e, QuizAnswer)]
+    assert answer.picks == ["I1"] and answer.status == "invalid"
+    assert "garbage" in answer.problem and answer.why() == answer.problem
     # every answer missing: the game still ends, with its winner
     silent = AvalonGame([f"P{i}" for i in range(1, 6)], 2, AvalonSettings(players=5))
     Scripted(silent, {}, {}).play()
-    answers = [e for e in silent.events if e.kind == "quiz_answer"]
-    assert len(answers) == 5 and {e.data["status"] for e in answers} == {"timeout"}
-    assert silent.result()["winner"] == "good" and silent.events[-1].kind == "game_over"
+    answers = [e for e in silent.events if isinstance(e, QuizAnswer)]
+    assert len(answers) == 5 and {e.status for e in answers} == {"timeout"}
+    assert silent.result()["winner"] == "good" and isinstance(silent.events[-1], GameOver)
     # stored settings of an older version lack the keys: the defaults (on) apply, hence rules version 2
     assert AvalonSettings.model_validate({"players": 5}).deduction_quiz is True
     assert get_game("avalon").rules_version == 2
@@ -375,8 +389,8 @@ def test_rule_bots_answer_the_deduction_quiz_from_their_beliefs_and_random_seats
         play_local(game, {s: RuleAvalonAgent() for s in game.seats})
         evil = {s for s in game.seats if game.sides[s] == "evil"}
         for e in game.events:
-            if e.kind == "quiz_answer":
-                picks = set(e.data["picks"])
+            if isinstance(e, QuizAnswer):
+                picks = set(e.picks)
                 if game.roles[e.actor] == "merlin":  # no Mordred in the default set: he sees them all
                     assert picks == evil
                 if game.sides[e.actor] == "evil" and game.roles[e.actor] != "oberon":
@@ -386,7 +400,7 @@ def test_rule_bots_answer_the_deduction_quiz_from_their_beliefs_and_random_seats
     assert right / total > 0.8
     game = AvalonGame([f"P{i}" for i in range(1, 7)], 1, AvalonSettings(players=6))
     play_local(game, {s: RandomAvalonAgent() for s in game.seats})
-    assert all(e.data["status"] == "ok" for e in game.events if e.kind == "quiz_answer")
+    assert all(e.status == "ok" for e in game.events if isinstance(e, QuizAnswer))
 
 
 # -- the judges -----------------------------------------------------------------------------------
@@ -478,9 +492,10 @@ def arena_match(tmp_path: Any, intent_seats: tuple[str, ...], seed: int) -> tupl
 def test_intentions_reach_only_their_seat_and_spectators_through_the_runner(tmp_path):
     record, recorders = arena_match(tmp_path, ("P2",), seed=4)
     events = record["events"]
-    notes = [e for e in events if e["kind"] == "intentions"]
-    assert notes and all(e["actor"] == "P2" and e["visible_to"] == ["P2"] for e in notes)
-    assert all(SECRET in e["data"]["notes"]["think"] and e["data"]["notes"]["intentions"] for e in notes)
+    parsed = KINDS.parse_all(events)
+    notes = [e for e in parsed if isinstance(e, Intentions)]
+    assert notes and all(e.actor == "P2" and e.visible_to == ("P2",) for e in notes)
+    assert all(SECRET in e.notes["think"] and e.notes["intentions"] for e in notes)
     spectator = json.dumps(visible(events, None))
     assert SECRET in spectator and SECRET in json.dumps(visible(events, "P2"))
     for seat in ("P1", "P3", "P4", "P5", "P6"):
@@ -488,9 +503,9 @@ def test_intentions_reach_only_their_seat_and_spectators_through_the_runner(tmp_
         seen = " ".join(o.model_dump_json() for o in recorders[seat].seen)
         assert seen and SECRET not in seen, f"{seat} was shown P2's THINK"
         assert '"intentions"' not in seen
-    statements = [e for e in events if e["kind"] == "statement" and e["actor"] == "P2"]
-    assert statements and all(SECRET not in e["text"] for e in statements)
-    quiz = [(e["actor"], e["data"]["quiz"]) for e in events if e["kind"] == "quiz_question"]
+    statements = [e for e in parsed if isinstance(e, Statement) and e.actor == "P2"]
+    assert statements and all(SECRET not in e.text for e in statements)
+    quiz = [(e.actor, e.quiz) for e in parsed if isinstance(e, QuizQuestion)]
     assert ("P2", "summarise") in quiz and not [q for q in quiz if q[1] == "guess"]  # one intention agent
     assert {s for s, q in quiz if q == "deduce"} == {f"P{i}" for i in range(1, 7)}
     by_seat = {r.seat: r for r in get_game("avalon").records(record)}
@@ -501,8 +516,8 @@ def test_intentions_reach_only_their_seat_and_spectators_through_the_runner(tmp_
 
 def test_two_intention_agents_guess_each_other_and_the_match_verifies(tmp_path):
     record, _ = arena_match(tmp_path, ("P1", "P4"), seed=7)
-    guesses = {e["actor"]: e["data"]["about"] for e in record["events"]
-               if e["kind"] == "quiz_question" and e["data"]["quiz"] == "guess"}
+    guesses = {e.actor: e.about for e in KINDS.parse_all(record["events"])
+               if isinstance(e, QuizQuestion) and e.quiz == "guess"}
     assert guesses == {"P1": "P4", "P4": "P1"}
     by_seat = {r.seat: r for r in get_game("avalon").records(record)}
     for seat in ("P1", "P4"):
@@ -512,8 +527,9 @@ def test_two_intention_agents_guess_each_other_and_the_match_verifies(tmp_path):
         assert 0.0 <= stats["guess_f1"] <= 1.0
     assert verify_match(record).verdict == "identical"
     tampered = json.loads(json.dumps(record))
-    answer = next(e for e in tampered["events"] if e["kind"] == "quiz_answer")
-    answer["data"]["picks"] = ["P9"]
+    at = next(n for n, e in enumerate(KINDS.parse_all(tampered["events"])) if isinstance(e, QuizAnswer))
+    answer = KINDS.parse(tampered["events"][at])
+    tampered["events"][at] = {**tampered["events"][at], **answer.model_copy(update={"picks": ["P9"]}).to_dict()}
     assert verify_match(tampered).verdict == "differs"
 
 

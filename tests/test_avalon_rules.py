@@ -6,12 +6,36 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import ValidationError
 
-from space_app.core.game import SPECTATORS, Event, Outcome, Request
+from space_app.core.events import Event, Private
+from space_app.core.game import SPECTATORS, Outcome, Request
+from space_app.games.avalon.events import (
+    KINDS,
+    Assassination,
+    AssassinationPhase,
+    AvalonInvalidAction,
+    AvalonSetup,
+    EvilReveal,
+    EvilTalk,
+    GameOver,
+    Proposal,
+    QuestCard,
+    QuestResult,
+    QuestStart,
+    QuizAnswer,
+    QuizQuestion,
+    Quizzes,
+    Revision,
+    Silence,
+    Start,
+    Statement,
+    TeamVote,
+    VoteResult,
+)
 from space_app.games.avalon.rules import AvalonGame, AvalonSettings, resolve_team
 from space_app.games.avalon.selfplay import outcome_for
 from space_app.games.avalon.table import (
@@ -25,6 +49,7 @@ from space_app.games.avalon.table import (
 )
 
 COUNTS = range(5, 11)
+E = TypeVar("E", bound=Event)
 Reply = Callable[[AvalonGame, str], "str | Outcome"]
 
 
@@ -110,12 +135,12 @@ def drive(game: AvalonGame, script: Script, until: Callable[[AvalonGame], bool] 
     raise AssertionError("the game did not end")
 
 
-def kinds(game: AvalonGame, kind: str) -> list[Event]:
-    return [e for e in game.events if e.kind == kind]
+def kinds(game: AvalonGame, model: type[E]) -> list[E]:
+    return [e for e in game.events if isinstance(e, model)]
 
 
-def invalid(game: AvalonGame, action: str | None = None) -> list[Event]:
-    return [e for e in kinds(game, "invalid_action") if action is None or e.data["action"] == action]
+def invalid(game: AvalonGame, action: str | None = None) -> list[AvalonInvalidAction]:
+    return [e for e in kinds(game, AvalonInvalidAction) if action is None or e.action == action]
 
 
 def at_phase(phase: str) -> Callable[[AvalonGame], bool]:
@@ -166,9 +191,9 @@ def test_roles_and_first_leader_are_dealt_with_the_seed():
     assert make(7, 3).roles == make(7, 3).roles and make(7, 3).first_leader == make(7, 3).first_leader
     game = make(7, 3)
     assert sorted(game.roles.values()) == sorted(default_roles(7))
-    setup = kinds(game, "setup")[0]
-    assert setup.visible_to == SPECTATORS and setup.data["roles"] == game.roles
-    assert setup.data["sides"] == game.sides
+    setup = kinds(game, AvalonSetup)[0]
+    assert setup.visible_to == SPECTATORS and setup.roles == game.roles
+    assert setup.sides == game.sides
 
 
 # -- full games for every count ---------------------------------------------------------------
@@ -179,11 +204,11 @@ def test_good_wins_three_quests_and_the_assassin_misses(n):
     assert result["winner"] == "good" and result["reason"] == "merlin_survived"
     assert result["scores"] == {s: float(game.sides[s] == "good") for s in game.seats}
     assert [q["size"] for q in result["quests"]] == list(TEAM_SIZES[n][:3])
-    assert [e.data["size"] for e in kinds(game, "quest_start")] == list(TEAM_SIZES[n][:3])
-    assert all(len(e.data["team"]) == team_size(n, e.data["quest"]) for e in kinds(game, "proposal"))
-    (shot,) = kinds(game, "assassination")
-    assert shot.visible_to is None and shot.data["hit"] is False and shot.data["valid"] is True
-    assert kinds(game, "game_over")[0].data["winner"] == "good"
+    assert [e.size for e in kinds(game, QuestStart)] == list(TEAM_SIZES[n][:3])
+    assert all(len(e.team) == team_size(n, e.quest) for e in kinds(game, Proposal))
+    (shot,) = kinds(game, Assassination)
+    assert shot.visible_to is None and shot.hit is False and shot.valid is True
+    assert kinds(game, GameOver)[0].winner == "good"
     assert game.pending() == [] and not invalid(game)
 
 
@@ -202,10 +227,10 @@ def test_three_failed_quests_win_for_evil(n):
     result = game.result()
     assert result["winner"] == "evil" and result["reason"] == "three_fails"
     assert [q["success"] for q in result["quests"]] == [False, False, False]
-    assert not kinds(game, "assassination") and not kinds(game, "assassination_phase")
-    fails = [e.data["fails"] for e in kinds(game, "quest_result")]
+    assert not kinds(game, Assassination) and not kinds(game, AssassinationPhase)
+    fails = [e.fails for e in kinds(game, QuestResult)]
     assert fails == [1, 1, 1]
-    cards = kinds(game, "quest_card")
+    cards = kinds(game, QuestCard)
     assert cards and all(e.visible_to == SPECTATORS for e in cards)
 
 
@@ -214,10 +239,10 @@ def test_five_rejections_in_a_row_win_for_evil(n):
     game = drive(make(n, seed=300 + n), Script(team_vote=lambda g, s: "reject"))
     result = game.result()
     assert result["winner"] == "evil" and result["reason"] == "five_rejections"
-    results = kinds(game, "vote_result")
-    assert [e.data["attempt"] for e in results] == [1, 2, 3, 4, 5]
-    assert [e.data["rejected_in_row"] for e in results] == [1, 2, 3, 4, 5]
-    assert not kinds(game, "quest_result")
+    results = kinds(game, VoteResult)
+    assert [e.attempt for e in results] == [1, 2, 3, 4, 5]
+    assert [e.rejected_in_row for e in results] == [1, 2, 3, 4, 5]
+    assert not kinds(game, QuestResult)
 
 
 # -- the fourth quest with 7+ ---------------------------------------------------------------------
@@ -236,15 +261,15 @@ def test_the_fourth_quest_fails_only_with_two_fail_cards_from_seven_players(n):
     drive(one, Script(propose=lambda g, s: two_evil if g.quest == 4 else clean_team(g),
                       quest=lambda g, s: "fail" if s == first_only else "success"),
           until=lambda g: g.quest == 5 or g.over)
-    q4 = [e for e in kinds(one, "quest_result") if e.data["quest"] == 4][0]
-    assert q4.data["fails"] == 1 and q4.data["fails_needed"] == 2 and q4.data["success"] is True
+    q4 = [e for e in kinds(one, QuestResult) if e.quest == 4][0]
+    assert q4.fails == 1 and q4.fails_needed == 2 and q4.success is True
 
     two = _to_quest_four(n, seed=n)
     drive(two, Script(propose=lambda g, s: two_evil if g.quest == 4 else clean_team(g)),
           until=lambda g: g.quest == 5 or g.over)
-    q4 = [e for e in kinds(two, "quest_result") if e.data["quest"] == 4][0]
-    assert q4.data["fails"] == 2 and q4.data["success"] is False
-    assert kinds(two, "quest_start")[3].data["fails_needed"] == 2
+    q4 = [e for e in kinds(two, QuestResult) if e.quest == 4][0]
+    assert q4.fails == 2 and q4.success is False
+    assert kinds(two, QuestStart)[3].fails_needed == 2
 
 
 @pytest.mark.parametrize("n", [5, 6])
@@ -252,8 +277,8 @@ def test_below_seven_players_one_fail_card_fails_the_fourth_quest(n):
     game = _to_quest_four(n, seed=n)
     drive(game, Script(propose=lambda g, s: dirty_team(g) if g.quest == 4 else clean_team(g)),
           until=lambda g: g.quest == 5 or g.over)
-    q4 = [e for e in kinds(game, "quest_result") if e.data["quest"] == 4][0]
-    assert q4.data["fails"] == 1 and q4.data["fails_needed"] == 1 and q4.data["success"] is False
+    q4 = [e for e in kinds(game, QuestResult) if e.quest == 4][0]
+    assert q4.fails == 1 and q4.fails_needed == 1 and q4.success is False
 
 
 # -- proposals, leaders, votes ------------------------------------------------------------------
@@ -269,13 +294,13 @@ def test_leadership_passes_clockwise_after_every_proposal(n):
         return decided[key]
 
     game = drive(make(n, seed=400 + n), Script(team_vote=vote))
-    leaders = [e.data["leader"] for e in kinds(game, "proposal")]
+    leaders = [e.leader for e in kinds(game, Proposal)]
     assert leaders[0] == game.first_leader
     for a, b in zip(leaders, leaders[1:], strict=False):
         assert game.seats.index(b) == (game.seats.index(a) + 1) % n
-    attempts = [e.data["attempt"] for e in kinds(game, "proposal")]
+    attempts = [e.attempt for e in kinds(game, Proposal)]
     assert attempts[:6] == [1, 2, 3, 1, 2, 3]
-    assert kinds(game, "quest_start")[1].data["leader"] == leaders[3]
+    assert kinds(game, QuestStart)[1].leader == leaders[3]
 
 
 def test_discussion_starts_with_the_leader_then_seat_order():
@@ -286,9 +311,9 @@ def test_discussion_starts_with_the_leader_then_seat_order():
         spoken += [r.seat for r in step(game, Script())]
     i = game.seats.index(game.leader)
     assert spoken == game.seats[i:] + game.seats[:i]
-    statements = kinds(game, "statement")
+    statements = kinds(game, Statement)
     assert [e.actor for e in statements] == spoken
-    assert all(e.visible_to is None and e.data == {"quest": 1, "attempt": 1} for e in statements)
+    assert all(e.visible_to is None and e.payload() == {"quest": 1, "attempt": 1} for e in statements)
 
 
 @pytest.mark.parametrize("n", [6, 8, 10])
@@ -296,12 +321,12 @@ def test_a_tie_rejects(n):
     game = make(n, seed=1)
     half = set(game.seats[: n // 2])
     drive(game, Script(team_vote=lambda g, s: "approve" if s in half else "reject"),
-          until=lambda g: len(kinds(g, "vote_result")) == 1)
-    result = kinds(game, "vote_result")[0].data
-    assert result["approve"] == result["reject"] == n // 2 and result["approved"] is False
-    assert result["grid"] == {s: ("approve" if s in half else "reject") for s in game.seats}
+          until=lambda g: len(kinds(g, VoteResult)) == 1)
+    result = kinds(game, VoteResult)[0]
+    assert result.approve == result.reject == n // 2 and result.approved is False
+    assert result.grid == {s: ("approve" if s in half else "reject") for s in game.seats}
     assert game.phase == "propose" and game.attempt == 2
-    votes = kinds(game, "team_vote")
+    votes = kinds(game, TeamVote)
     assert [e.actor for e in votes] == game.seats and all(e.visible_to is None for e in votes)
 
 
@@ -309,7 +334,7 @@ def test_a_strict_majority_approves():
     game = make(5, seed=2)
     drive(game, Script(team_vote=lambda g, s: "approve" if s in ("P1", "P2", "P3") else "reject"),
           until=at_phase("quest"))
-    assert kinds(game, "vote_result")[0].data["approved"] is True
+    assert kinds(game, VoteResult)[0].approved is True
 
 
 def test_auto_approve_fifth_sends_the_fifth_proposal_without_a_vote():
@@ -322,9 +347,9 @@ def test_auto_approve_fifth_sends_the_fifth_proposal_without_a_vote():
 
     drive(game, Script(team_vote=vote), until=at_phase("quest"))
     assert set(asked) == {"1.1", "1.2", "1.3", "1.4"}  # nobody is asked about the fifth
-    fifth = kinds(game, "vote_result")[-1].data
-    assert fifth["auto"] is True and fifth["approved"] is True and fifth["attempt"] == 5 and fifth["grid"] == {}
-    assert not game.over and game.team == kinds(game, "proposal")[-1].data["team"]
+    fifth = kinds(game, VoteResult)[-1]
+    assert fifth.auto is True and fifth.approved is True and fifth.attempt == 5 and fifth.grid == {}
+    assert not game.over and game.team == kinds(game, Proposal)[-1].team
     drive(game, Script(team_vote=vote))
     assert game.result()["reason"] != "five_rejections"
 
@@ -332,7 +357,7 @@ def test_auto_approve_fifth_sends_the_fifth_proposal_without_a_vote():
 def test_without_the_variant_a_fifth_proposal_is_voted_on():
     game = make(6, seed=3)
     drive(game, Script(team_vote=lambda g, s: "reject"))
-    assert game.result()["reason"] == "five_rejections" and len(kinds(game, "team_vote")) == 5 * 6
+    assert game.result()["reason"] == "five_rejections" and len(kinds(game, TeamVote)) == 5 * 6
 
 
 def test_the_leader_revises_the_team_after_the_discussion():
@@ -342,24 +367,24 @@ def test_the_leader_revises_the_team_after_the_discussion():
     second = [leader, next(s for s in game.seats if s not in (leader, *first))]
     drive(game, Script(propose=lambda g, s: ", ".join(first), revise=lambda g, s: ", ".join(second)),
           until=at_phase("quest"))
-    (revision,) = kinds(game, "revision")
+    (revision,) = kinds(game, Revision)
     assert revision.actor == leader and revision.visible_to is None
-    assert revision.data["old_team"] == [s for s in game.seats if s in first]
-    assert revision.data["team"] == [s for s in game.seats if s in second] and revision.data["changed"] is True
-    assert kinds(game, "vote_result")[0].data["team"] == revision.data["team"]
+    assert revision.old_team == [s for s in game.seats if s in first]
+    assert revision.team == [s for s in game.seats if s in second] and revision.changed is True
+    assert kinds(game, VoteResult)[0].team == revision.team
     assert sorted(r.seat for r in game.pending()) == sorted(second)  # the revised team goes
 
 
 def test_keeping_the_team_and_no_reconsideration():
     game = make(5, seed=4)
     drive(game, Script(), until=at_phase("team_vote"))
-    assert kinds(game, "revision")[0].data["changed"] is False
+    assert kinds(game, Revision)[0].changed is False
     off = make(5, seed=4, leader_reconsideration=False)
     phases = []
     while off.phase != "team_vote":
         phases.append(off.phase)
         step(off, Script())
-    assert "revise" not in phases and not kinds(off, "revision")
+    assert "revise" not in phases and not kinds(off, Revision)
 
 
 # -- bad input ------------------------------------------------------------------------------------
@@ -378,10 +403,10 @@ def test_an_invalid_proposal_is_completed_from_the_leader_clockwise(reply, expec
     expected = (expected_named + [s for s in clockwise if s not in expected_named])[:2]
     outcome = Outcome(leader, reply) if reply is not None else Outcome(leader, None, "timeout", "slow")
     game.submit([outcome])
-    (proposal,) = kinds(game, "proposal")
-    assert proposal.data["team"] == [s for s in game.seats if s in expected]
+    (proposal,) = kinds(game, Proposal)
+    assert proposal.team == [s for s in game.seats if s in expected]
     (bad,) = invalid(game, "proposal")
-    assert bad.visible_to == (leader,) and bad.data["seat"] == leader and problem in bad.data["reason"]
+    assert bad.visible_to == (leader,) and bad.seat == leader and problem in bad.reason
 
 
 def test_the_clockwise_setting_ignores_the_names_of_an_invalid_proposal():
@@ -398,7 +423,7 @@ def test_the_runners_multi_pick_text_is_what_the_game_reads():
     outcome = outcome_for(request, "I propose P2 and P5.\nFinal answer: P2, P5")
     assert outcome.text == "P2, P5"
     game.submit([outcome])
-    assert kinds(game, "proposal")[0].data["team"] == ["P2", "P5"] and not invalid(game)
+    assert kinds(game, Proposal)[0].team == ["P2", "P5"] and not invalid(game)
     short = outcome_for(request, "Final answer: P2")  # one name for a team of two: the parser refuses it
     assert short.text is None and short.status == "unparseable"
 
@@ -406,8 +431,8 @@ def test_the_runners_multi_pick_text_is_what_the_game_reads():
 def test_an_invalid_revision_keeps_the_discussed_team():
     game = make(5, seed=0)
     drive(game, Script(revise=lambda g, s: "P1, nobody"), until=at_phase("team_vote"))
-    revision = kinds(game, "revision")[0].data
-    assert revision["team"] == revision["old_team"] and revision["changed"] is False
+    revision = kinds(game, Revision)[0]
+    assert revision.team == revision.old_team and revision.changed is False
     assert invalid(game, "revision")[0].visible_to == (game.team_leader,)
 
 
@@ -422,29 +447,29 @@ def test_an_unreadable_team_vote_counts_as_reject(reply):
             return "approve"
         return Outcome(s, reply.text, reply.status, reply.detail) if isinstance(reply, Outcome) else reply
 
-    drive(game, Script(team_vote=vote), until=lambda g: bool(kinds(g, "vote_result")))
-    assert kinds(game, "vote_result")[0].data["grid"][target] == "reject"
+    drive(game, Script(team_vote=vote), until=lambda g: bool(kinds(g, VoteResult)))
+    assert kinds(game, VoteResult)[0].grid[target] == "reject"
     (bad,) = invalid(game, "team vote")
-    assert bad.visible_to == (target,) and "reject" in bad.data["reason"]
+    assert bad.visible_to == (target,) and "reject" in bad.reason
 
 
 def test_a_good_players_fail_is_refused_and_counted_as_success():
     game = make(5, seed=7)
-    drive(game, Script(quest=lambda g, s: "fail"), until=lambda g: bool(kinds(g, "quest_result")))
-    result = kinds(game, "quest_result")[0].data
-    assert result["fails"] == 0 and result["success"] is True  # the clean team's cards all count success
+    drive(game, Script(quest=lambda g, s: "fail"), until=lambda g: bool(kinds(g, QuestResult)))
+    result = kinds(game, QuestResult)[0]
+    assert result.fails == 0 and result.success is True  # the clean team's cards all count success
     refused = invalid(game, "quest card")
-    assert {e.actor for e in refused} == set(result["team"])
-    assert all(e.visible_to == (e.actor,) and "only play success" in e.data["reason"] for e in refused)
-    cards = kinds(game, "quest_card")
-    assert all(e.data["card"] == "success" and e.data["played"] == "fail" and e.data["refused"] for e in cards)
+    assert {e.actor for e in refused} == set(result.team)
+    assert all(e.visible_to == (e.actor,) and "only play success" in e.reason for e in refused)
+    cards = kinds(game, QuestCard)
+    assert all(e.card == "success" and e.played == "fail" and e.refused for e in cards)
 
 
 def test_an_unreadable_quest_card_is_success_for_either_side():
     game = make(5, seed=8)
     drive(game, Script(propose=dirty_team, quest=lambda g, s: Outcome(s, None, "error", "crash")),
-          until=lambda g: bool(kinds(g, "quest_result")))
-    assert kinds(game, "quest_result")[0].data["fails"] == 0
+          until=lambda g: bool(kinds(g, QuestResult)))
+    assert kinds(game, QuestResult)[0].fails == 0
     assert len(invalid(game, "quest card")) == game.quests[0]["size"]
 
 
@@ -463,8 +488,8 @@ def test_an_invalid_assassination_is_a_miss(target):
     assert game.result()["winner"] == "good" and game.result()["reason"] == "merlin_survived"
     (bad,) = invalid(game, "assassination")
     assassin = game.holders("assassin")[0]
-    assert bad.visible_to == (assassin,) and "miss" in bad.data["reason"]
-    assert kinds(game, "assassination")[0].data["hit"] is False
+    assert bad.visible_to == (assassin,) and "miss" in bad.reason
+    assert kinds(game, Assassination)[0].hit is False
 
 
 def test_assassination_options_are_the_other_seats():
@@ -481,17 +506,17 @@ def test_empty_and_failed_statements_are_public_silence():
     first, second = game.order[0], game.order[1]
     step(game, Script(discuss=lambda g, s: "   "))
     step(game, Script(discuss=lambda g, s: Outcome(s, None, "timeout", "slow")))
-    silences = kinds(game, "silence")
+    silences = kinds(game, Silence)
     assert [e.actor for e in silences] == [first, second]
     assert all(e.visible_to is None for e in silences)
-    assert silences[0].data["reason"] == "empty statement" and "timeout" in silences[1].data["reason"]
+    assert silences[0].reason == "empty statement" and "timeout" in silences[1].reason
 
 
 def test_statements_are_cut_to_max_chars():
     game = make(5, seed=11, max_chars=20)
     step(game, Script())
     step(game, Script(discuss=lambda g, s: "x" * 100))
-    assert kinds(game, "statement")[0].text == "x" * 20
+    assert kinds(game, Statement)[0].text == "x" * 20
     assert game.pending()[0].observation.limits.max_chars == 20
 
 
@@ -500,17 +525,17 @@ def test_the_evil_conference_is_private_to_the_evil_team_and_the_assassin_speaks
     game = make(7, seed=12, roles=["merlin", "percival", "servant", "servant", "assassin", "oberon", "minion"])
     drive(game, Script(), until=at_phase("conference"))
     evil_seats = tuple(evil(game))
-    (reveal,) = kinds(game, "evil_reveal")
-    assert reveal.visible_to == evil_seats and reveal.data["evil"] == list(evil_seats)
+    (reveal,) = kinds(game, EvilReveal)
+    assert reveal.visible_to == evil_seats and reveal.evil == list(evil_seats)
     order = []
     while game.phase == "conference":
         order += [r.seat for r in step(game, Script())]
     assert set(order) == set(evil_seats) and order[-1] == game.holders("assassin")[0]
-    assert all(e.visible_to == evil_seats for e in kinds(game, "evil_talk"))
+    assert all(e.visible_to == evil_seats for e in kinds(game, EvilTalk))
     (request,) = game.pending()
-    assert any(h.kind == "evil_reveal" for h in request.observation.history)
+    assert any(isinstance(KINDS.from_history(h), EvilReveal) for h in request.observation.history)
     good_view = game.observe(good(game)[0], "speak", phase="check", instruction="")
-    assert not any(h.kind in ("evil_reveal", "evil_talk") for h in good_view.history)
+    assert not any(isinstance(KINDS.from_history(h), (EvilReveal, EvilTalk)) for h in good_view.history)
     assert game.phase == "assassinate"
 
 
@@ -567,7 +592,7 @@ def check_knowledge(game: AvalonGame, seat: str, obs: Any) -> None:
     if game.sides[seat] == "good":
         assert obs.private.shared_with == []
     for item in obs.history:  # the public record names nobody's role or side before the end
-        assert item.kind != "invalid_action" or item.who == seat
+        assert not isinstance(KINDS.from_history(item), AvalonInvalidAction) or item.who == seat
         assert "roles" not in item.data and "sides" not in item.data and "evil" not in item.data
 
 
@@ -599,13 +624,13 @@ def test_every_role_knows_exactly_what_it_should(n):
 def test_each_private_event_reaches_exactly_its_seats():
     game = make(10, seed=1, roles=["merlin", "percival", "servant", "servant", "servant", "servant",
                                    "assassin", "mordred", "oberon", "morgana"])
-    privates = kinds(game, "private")
+    privates = kinds(game, Private)
     assert [e.visible_to for e in privates[:10]] == [(s,) for s in game.seats]
     (group,) = privates[10:]
     assert set(group.visible_to) == {s for s in evil(game) if game.roles[s] != "oberon"}
     oberon = game.holders("oberon")[0]
     assert not any(oberon in (e.visible_to or ()) for e in privates if e.visible_to != (oberon,))
-    assert all(e.visible_to is None for e in game.events if e.kind in ("start", "quest_start"))
+    assert all(e.visible_to is None for e in game.events if isinstance(e, (Start, QuestStart)))
 
 
 def test_same_seed_and_replies_give_the_same_events():
@@ -624,7 +649,7 @@ def test_every_ending_asks_the_deduction_quiz_before_the_reveal_without_changing
               "five_rejections": Script(team_vote=lambda g, s: "reject")}[ending]
     game = drive(make(n, seed=500 + n), script, until=at_phase("quiz"))
     decided = dict(winner=game.winner, reason=game.reason)
-    assert decided["reason"] == ending and not game.over and not kinds(game, "game_over")
+    assert decided["reason"] == ending and not game.over and not kinds(game, GameOver)
     requests = game.pending()
     assert sorted(r.seat for r in requests) == sorted(game.seats)
     for r in requests:
@@ -634,14 +659,14 @@ def test_every_ending_asks_the_deduction_quiz_before_the_reveal_without_changing
         assert obs.pick == sum(game.sides[s] == "evil" for s in others)
         assert not any("roles" in h.data or "sides" in h.data for h in obs.history), "asked before the reveal"
     drive(game, Script(deduce=lambda g, s: "nobody"))  # unreadable answers: the game ends all the same
-    assert game.over and kinds(game, "game_over")[0].data["reason"] == ending
+    assert game.over and kinds(game, GameOver)[0].reason == ending
     assert dict(winner=game.result()["winner"], reason=game.result()["reason"]) == decided
-    answers = kinds(game, "quiz_answer")
-    assert len(answers) == n and all(e.data["status"] == "invalid" and e.visible_to == (e.actor,) for e in answers)
-    assert [e.kind for e in game.events][-1] == "game_over"
+    answers = kinds(game, QuizAnswer)
+    assert len(answers) == n and all(e.status == "invalid" and e.visible_to == (e.actor,) for e in answers)
+    assert isinstance(game.events[-1], GameOver)
 
 
 def test_no_quiz_when_the_settings_say_so():
     game = drive(make(5, seed=1, deduction_quiz=False), Script())
-    assert not kinds(game, "quizzes") and not kinds(game, "quiz_question")
-    assert game.events[-1].kind == "game_over"
+    assert not kinds(game, Quizzes) and not kinds(game, QuizQuestion)
+    assert isinstance(game.events[-1], GameOver)

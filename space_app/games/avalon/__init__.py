@@ -2,8 +2,8 @@
 Morgana, Mordred, Oberon, the Assassin; propose, discuss, (revise,) vote, quest, and a
 final assassination. Rules as implemented: docs/rules-avalon.md.
 
-This package registers the game's GameSpec: its tables (`table.py`), rules (`rules.py`),
-metrics (`metrics.py`), replay panels (`view.py`) and house agents (`agents.py`: random
+This package registers the game's GameSpec: its tables (`table.py`), events (`events.py`),
+rules (`rules.py`), metrics (`metrics.py`), replay panels (`view.py`) and house agents (`agents.py`: random
 seats and rule-based bots built on `beliefs.py`, `strategy.py` and `speech.py`).
 """
 
@@ -15,6 +15,7 @@ from ...core.registry import register
 from ...core.spec import GameSpec, HouseAgent, MetricColumn, QuizSet, Study
 from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
+from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
 from .rules import AvalonGame, AvalonSettings, dealt_roles
@@ -72,6 +73,7 @@ SPEC = register(GameSpec(
     titles={"zh": "阿瓦隆"},
     game_class=AvalonGame,
     settings_class=AvalonSettings,
+    events=KINDS,
     min_players=5,
     max_players=10,
     default_players=6,

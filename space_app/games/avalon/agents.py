@@ -11,11 +11,12 @@ from sdk import Agent, Observation
 from ...core.seeding import history_key, seeded
 from . import speech, strategy
 from .beliefs import read_record
+from .events import AvalonInvalidAction, Proposal, Silence, Statement
 from .rules import APPROVE, FAIL, REJECT, SUCCESS
 from .table import MAX_PLAYERS, MIN_PLAYERS
 
 # what may come between proposing and revising a team: left out of the team draw's seed
-BETWEEN_PROPOSE_AND_REVISE = frozenset({"statement", "silence", "proposal", "invalid_action"})
+BETWEEN_PROPOSE_AND_REVISE = frozenset(m.kind_name() for m in (Statement, Silence, Proposal, AvalonInvalidAction))
 
 
 def seat_rng(obs: Observation, salt: str = "", skip: frozenset[str] = frozenset()) -> random.Random:

@@ -15,10 +15,10 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
 
 from sdk.observation import Observation
 
+from . import events as ev
 from .table import (
     EVIL,
     MAX_PROPOSALS,
@@ -96,29 +96,25 @@ def read_record(obs: Observation) -> Record:
     seats = list(obs.seats)
     record = Record(seats=seats, roles_in_play=default_roles(len(seats)), quest=obs.round or 1)
     for item in obs.history:
-        d: dict[str, Any] = item.data
-        if item.kind == "start":
-            record.roles_in_play = list(d.get("roles_in_play") or record.roles_in_play)
-        elif item.kind == "quest_start":
-            record.quest, record.attempt = int(d.get("quest", record.quest)), 1
-            record.leader = str(d.get("leader") or record.leader)
-        elif item.kind == "proposal":
-            record.attempt = int(d.get("attempt", record.attempt))
-            record.leader, record.team = str(d.get("leader", item.who)), list(d.get("team") or [])
-        elif item.kind == "revision":
-            record.team = list(d.get("team") or record.team)
-        elif item.kind == "vote_result":
-            grid = d.get("grid") or {}
+        e = ev.KINDS.from_history(item)
+        if isinstance(e, ev.Start):
+            record.roles_in_play = list(e.roles_in_play or record.roles_in_play)
+        elif isinstance(e, ev.QuestStart):
+            record.quest, record.attempt = e.quest, 1
+            record.leader = e.leader or record.leader
+        elif isinstance(e, ev.Proposal):
+            record.attempt = e.attempt
+            record.leader, record.team = e.leader, list(e.team)
+        elif isinstance(e, ev.Revision):
+            record.team = list(e.team or record.team)
+        elif isinstance(e, ev.VoteResult):
             record.votes.append(TeamVote(
-                quest=int(d.get("quest", record.quest)), attempt=int(d.get("attempt", record.attempt)),
-                leader=str(d.get("leader", "")), team=tuple(d.get("team") or ()),
-                grid=tuple((s, str(grid[s])) for s in seats if s in grid), approved=bool(d.get("approved")),
-                auto=bool(d.get("auto"))))
-        elif item.kind == "quest_result":
-            record.quests.append(QuestResult(quest=int(d.get("quest", 0)), team=tuple(d.get("team") or ()),
-                                             fails=int(d.get("fails", 0)), success=bool(d.get("success"))))
-        elif item.kind == "evil_reveal":
-            record.revealed_evil = list(d.get("evil") or [])
+                quest=e.quest, attempt=e.attempt, leader=e.leader, team=tuple(e.team),
+                grid=tuple((s, e.grid[s]) for s in seats if s in e.grid), approved=e.approved, auto=e.auto))
+        elif isinstance(e, ev.QuestResult):
+            record.quests.append(QuestResult(quest=e.quest, team=tuple(e.team), fails=e.fails, success=e.success))
+        elif isinstance(e, ev.EvilReveal):
+            record.revealed_evil = list(e.evil)
     return record
 
 
@@ -229,14 +225,14 @@ def _evidence(record: Record) -> tuple[tuple, ...]:
 
 
 def _factor(mask: int, item: tuple) -> float:
-    kind = item[0]
-    if kind == "quest":
+    tag = item[0]
+    if tag == "quest":
         _, team, fails = item
         m = (mask & team).bit_count()
         if m < fails:
             return 0.0  # good players cannot play Fail
         return EVIL_PASSES_QUEST ** m if fails == 0 else 1.0
-    if kind == "lead":
+    if tag == "lead":
         _, leader, team, needed = item
         if mask & leader and (mask & team).bit_count() < needed:
             return EVIL_LEADER_CLEAN_TEAM

@@ -35,6 +35,7 @@ from sdk.observation import Observation
 from sdk.prompts import Message, render_fields
 from sdk.usage import LLMText, Usage, usage_of, with_notes
 
+from .events import KINDS
 from .intentions import Catalogue, Intention, Situation, load_catalogue, situation_from
 
 MARKERS = ("FIRST-ORDER", "SECOND-ORDER", "INTENTIONS", "THINK", "SPEAK")
@@ -151,7 +152,7 @@ def read_ids(text: str, allowed: dict[str, Intention], catalogue: Catalogue) -> 
 
 
 def situation_of(obs: Observation) -> Situation:
-    return situation_from(obs.you, ((h.kind, h.data) for h in obs.history))
+    return situation_from(obs.you, (KINDS.from_history(h) for h in obs.history))
 
 
 def _cut(text: str) -> str:

@@ -8,8 +8,8 @@ quizzes players on it, so both read the same file through `load_catalogue`.
 
 A *situation* is what a seat can tell from the public record when it speaks (is it the
 leader, is it on the proposed team, has a quest failed...). `situation_from` reads it
-from history-like items, so an agent (from its observation) and the arena's metrics
-(from stored events) compute the same thing.
+from the game's events, so an agent (from its history, read as events) and the arena's
+metrics (from stored events) compute the same thing.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
+
+from ...core.events import Event
+from .events import Proposal, QuestResult, Revision, VoteResult
 
 DATA = Path(__file__).with_name("intentions.json")
 
@@ -36,6 +39,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
 CATEGORIES = ("interrogation", "defence", "confrontation", "concealment", "deception", "persuasion", "teamwork")
 SITUATIONS = ("leader", "not_leader", "on_team", "off_team", "after_vote", "after_fail", "after_success", "late")
 MAX_SELECTED = 5  # more than this in one statement is not a selection any more
+# the public events a situation is read from
+SITUATION_EVENTS: tuple[type[Event], ...] = (Proposal, Revision, VoteResult, QuestResult)
 
 
 @dataclass(frozen=True)
@@ -162,21 +167,20 @@ class Situation:
         }.get(name, False)
 
 
-def situation_from(seat: str, items: Iterable[tuple[str, Mapping[str, Any]]]) -> Situation:
-    """The situation of `seat` after the public items (kind, data) given, in order: Avalon's
-    `proposal`, `revision`, `vote_result` and `quest_result` events (or history items)."""
+def situation_from(seat: str, events: Iterable[Event]) -> Situation:
+    """The situation of `seat` after the events given, in order (any others are passed over):
+    Avalon's proposals, revisions, vote results and quest results."""
     leader, team, voted, failed, last_success, quest = "", [], False, False, False, 1
-    for kind, data in items:
-        if kind == "proposal":
-            leader, team = str(data.get("leader") or ""), list(data.get("team") or [])
-            quest = int(data.get("quest") or quest)
-        elif kind == "revision":
-            team = list(data.get("team") or team)
-        elif kind == "vote_result":
+    for e in events:
+        if isinstance(e, Proposal):
+            leader, team = e.leader, list(e.team)
+            quest = e.quest or quest
+        elif isinstance(e, Revision):
+            team = list(e.team or team)
+        elif isinstance(e, VoteResult):
             voted = True
-        elif kind == "quest_result":
-            success = bool(data.get("success"))
-            failed, last_success = failed or not success, success
+        elif isinstance(e, QuestResult):
+            failed, last_success = failed or not e.success, e.success
     return Situation(leader=seat == leader, on_team=seat in team, voted=voted, failed=failed,
                      last_success=last_success, quest=quest)
 
@@ -200,6 +204,6 @@ def selected_ids(notes: Mapping[str, Any] | None, catalogue: Catalogue | None = 
 
 
 __all__ = [
-    "CATEGORIES", "EVIL_ROLES", "GOOD_ROLES", "GROUPS", "ROLES", "SITUATIONS", "Catalogue", "Intention", "Situation",
-    "catalogue_for", "load_catalogue", "parse_catalogue", "selected_ids", "situation_from",
+    "CATEGORIES", "EVIL_ROLES", "GOOD_ROLES", "GROUPS", "ROLES", "SITUATIONS", "SITUATION_EVENTS", "Catalogue",
+    "Intention", "Situation", "catalogue_for", "load_catalogue", "parse_catalogue", "selected_ids", "situation_from",
 ]

@@ -25,11 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .intentions import Catalogue, Situation, load_catalogue, selected_ids, situation_from
+from ...core.events import Event
+from .events import KINDS, AvalonSetup, Intentions, Silence, Statement
+from .intentions import SITUATION_EVENTS, Catalogue, Situation, load_catalogue, selected_ids, situation_from
 
 HEURISTIC = "heuristic"
 LLM = "llm"
-SITUATION_KINDS = frozenset({"proposal", "revision", "vote_result", "quest_result"})
 
 JUDGE_PROMPT = """You judge one statement by a player of The Resistance: Avalon who chose intentions before speaking.
 
@@ -77,30 +78,29 @@ def intention_statements(match: dict[str, Any], catalogue: Catalogue | None = No
     """Every statement whose notes take part in intention play (carry `intentions` or
     `modified`), in the order spoken."""
     catalogue = catalogue or load_catalogue()
-    events = match["events"]
-    setup = next((e for e in events if e["kind"] == "setup"), None)
-    roles: dict[str, str] = (setup or {}).get("data", {}).get("roles", {})
-    sides: dict[str, str] = (setup or {}).get("data", {}).get("sides", {})
-    public: list[tuple[str, dict[str, Any]]] = []
+    events = KINDS.parse_all(match["events"])
+    setup = next((e for e in events if isinstance(e, AvalonSetup)), None)
+    roles = setup.roles if setup else {}
+    sides = setup.sides if setup else {}
+    public: list[Event] = []
     waiting: dict[str, dict[str, Any]] = {}  # seat -> the notes of the statement it is making
     out: list[IntentionStatement] = []
     for e in events:
-        kind, data, actor = e["kind"], e.get("data") or {}, e.get("actor", "")
-        if kind in SITUATION_KINDS:
-            public.append((kind, data))
-        elif kind == "intentions" and isinstance(data.get("notes"), dict):
-            notes = data["notes"]
-            if "intentions" in notes or "modified" in notes:
-                waiting[actor] = notes
-        elif kind in ("statement", "silence") and actor in waiting:
+        actor = e.actor
+        if isinstance(e, SITUATION_EVENTS):
+            public.append(e)
+        elif isinstance(e, Intentions):
+            if "intentions" in e.notes or "modified" in e.notes:
+                waiting[actor] = e.notes
+        elif isinstance(e, (Statement, Silence)) and actor in waiting:
             notes = waiting.pop(actor)
             think = notes.get("think")
             errors = notes.get("errors")
             out.append(IntentionStatement(
-                seat=actor, quest=int(data.get("quest") or 0), attempt=int(data.get("attempt") or 0),
+                seat=actor, quest=e.quest, attempt=e.attempt,
                 role=roles.get(actor, ""), side=sides.get(actor, ""), situation=situation_from(actor, public),
                 chosen=_chosen(notes), ids=tuple(selected_ids(notes, catalogue)),
-                think=think if isinstance(think, str) else "", speak=e.get("text", "") if kind == "statement" else "",
+                think=think if isinstance(think, str) else "", speak=e.text if isinstance(e, Statement) else "",
                 errors=tuple(str(x) for x in errors) if isinstance(errors, list) else ()))
     return out
 

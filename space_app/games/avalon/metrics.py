@@ -35,7 +35,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.events import Call, InvalidAction
 from ...core.records import AgentTotals, SeatRecord, running_win_rate
+from .events import (
+    KINDS,
+    Assassination,
+    AvalonSetup,
+    GameOver,
+    Intentions,
+    QuestCard,
+    QuestResult,
+    QuizAnswer,
+    QuizQuestion,
+    Revision,
+    VoteResult,
+)
 from .intentions import Catalogue, load_catalogue, selected_ids
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements
 from .quiz import deduction_correct, f1
@@ -43,56 +57,52 @@ from .table import EVIL, GOOD, fails_needed
 
 
 def records(match: dict[str, Any]) -> list[SeatRecord]:
-    events = match["events"]
-    setup = next(e for e in events if e["kind"] == "setup")
-    roles: dict[str, str] = setup["data"]["roles"]
-    sides: dict[str, str] = setup["data"]["sides"]
-    over = next((e for e in events if e["kind"] == "game_over"), None)
-    winner = (over["data"] if over else {}).get("winner") or ""
+    events = KINDS.parse_all(match["events"])
+    setup = next(e for e in events if isinstance(e, AvalonSetup))
+    roles, sides = setup.roles, setup.sides
+    over = next((e for e in events if isinstance(e, GameOver)), None)
+    winner = over.winner if over else ""
     seats = [s["seat"] for s in match["seats"]]
     players = len(seats)
     stats: dict[str, Counter[str]] = {s: Counter() for s in seats}
     quests_played = 0
     quests_won: Counter[str] = Counter()
-    revisable: set[tuple[int, int]] = set()
     for e in events:
-        kind, data, actor = e["kind"], e.get("data") or {}, e["actor"]
-        if kind == "revision":
-            revisable.add((data.get("quest"), data.get("attempt")))
+        actor = e.actor
+        if isinstance(e, Revision):
             if actor in stats:
                 stats[actor]["revision_chances"] += 1
-                stats[actor]["revisions"] += int(bool(data.get("changed")))
-        elif kind == "vote_result":
-            leader, team = data.get("leader"), data.get("team") or []
-            if leader in stats and not data.get("auto"):
-                evil = sum(sides.get(m) == EVIL for m in team)
-                serves = evil == 0 if sides[leader] == GOOD else evil >= fails_needed(players, int(data["quest"]))
+                stats[actor]["revisions"] += int(e.changed)
+        elif isinstance(e, VoteResult):
+            leader = e.leader
+            if leader in stats and not e.auto:
+                evil = sum(sides.get(m) == EVIL for m in e.team)
+                serves = evil == 0 if sides[leader] == GOOD else evil >= fails_needed(players, e.quest)
                 stats[leader]["proposals"] += 1
                 stats[leader]["proposals_serving"] += int(serves)
-        elif kind == "quest_result":
+        elif isinstance(e, QuestResult):
             quests_played += 1
-            quests_won[GOOD if data.get("success") else EVIL] += 1
-            for member in data.get("team") or []:
+            quests_won[GOOD if e.success else EVIL] += 1
+            for member in e.team:
                 if member in stats:
                     stats[member]["on_team"] += 1
-        elif kind == "quest_card" and actor in stats and sides.get(actor) == EVIL:
+        elif isinstance(e, QuestCard) and actor in stats and sides.get(actor) == EVIL:
             stats[actor]["evil_plays"] += 1
-            stats[actor]["fails_played"] += int(data.get("card") == "fail")
-        elif kind == "assassination":
-            assassin, merlin = data.get("assassin"), data.get("merlin")
-            if merlin in stats:
-                stats[merlin]["merlin_faced"] += 1
-                stats[merlin]["merlin_assassinated"] += int(bool(data.get("hit")))
-            if assassin in stats:
-                stats[assassin]["assassin_shots"] += 1
-                stats[assassin]["assassin_hits"] += int(bool(data.get("hit")))
-        elif kind == "invalid_action":
-            seat = data.get("seat") or actor
+            stats[actor]["fails_played"] += int(e.card == "fail")
+        elif isinstance(e, Assassination):
+            if e.merlin in stats:
+                stats[e.merlin]["merlin_faced"] += 1
+                stats[e.merlin]["merlin_assassinated"] += int(e.hit)
+            if e.assassin in stats:
+                stats[e.assassin]["assassin_shots"] += 1
+                stats[e.assassin]["assassin_hits"] += int(e.hit)
+        elif isinstance(e, InvalidAction):
+            seat = e.seat or actor
             if seat in stats:
                 stats[seat]["invalid_actions"] += 1
-        elif kind == "call" and actor in stats:
+        elif isinstance(e, Call) and actor in stats:
             stats[actor]["calls"] += 1
-            stats[actor]["latency_ms"] += float(data.get("latency_ms") or 0.0)
+            stats[actor]["latency_ms"] += float(e.latency_ms or 0.0)
     _intention_stats(match, stats, sides)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
     out = []
@@ -146,28 +156,25 @@ def quiz_results(match: dict[str, Any], catalogue: Catalogue | None = None,
     """Every answered (or timed-out) quiz question of a match, scored against the recorded
     selections and the true sides."""
     catalogue = catalogue or load_catalogue()
+    events = KINDS.parse_all(match["events"])
     if sides is None:
-        setup = next(e for e in match["events"] if e["kind"] == "setup")
-        sides = setup["data"]["sides"]
+        sides = next(e for e in events if isinstance(e, AvalonSetup)).sides
     selections: dict[tuple[str, int, int], list[str]] = {}  # (seat, quest, attempt) -> its selection
-    for e in match["events"]:
-        data = e.get("data") or {}
-        if e["kind"] == "intentions":
-            selections[(e["actor"], data.get("quest"), data.get("attempt"))] = selected_ids(data.get("notes"),
-                                                                                            catalogue)
-    asked: dict[tuple[str, str], dict[str, Any]] = {}  # (seat, quiz) -> the question's data
-    for e in match["events"]:
-        kind, data, seat = e["kind"], e.get("data") or {}, e["actor"]
-        if kind == "quiz_question":
-            asked[(seat, data.get("quiz"))] = data
-        elif kind == "quiz_answer" and (seat, data.get("quiz")) in asked:
-            question, quiz = asked[(seat, data.get("quiz"))], data.get("quiz")
-            picks = [p for p in data.get("picks") or [] if isinstance(p, str)]
+    for e in events:
+        if isinstance(e, Intentions):
+            selections[(e.actor, e.quest, e.attempt)] = selected_ids(e.notes, catalogue)
+    asked: dict[tuple[str, str], QuizQuestion] = {}  # (seat, quiz) -> the question
+    for e in events:
+        if isinstance(e, QuizQuestion):
+            asked[(e.actor, e.quiz)] = e
+        elif isinstance(e, QuizAnswer) and (e.actor, e.quiz) in asked:
+            question, quiz, seat = asked[(e.actor, e.quiz)], e.quiz, e.actor
+            picks = list(e.picks)
             if quiz in ("summarise", "guess"):
-                truth = selections.get((question.get("about"), question.get("quest"), question.get("attempt")), [])
+                truth = selections.get((question.about or "", question.quest or 0, question.attempt or 0), [])
                 yield QuizResult(seat, quiz, f1(picks, truth))
             elif quiz == "deduce":
-                others = [x for x in question.get("options") or [] if x in sides]
+                others = [x for x in question.options if x in sides]
                 yield QuizResult(seat, quiz, deduction_correct(picks or None, others, sides), len(others))
 
 

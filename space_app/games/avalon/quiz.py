@@ -47,7 +47,8 @@ class Question:
     options: list[str]
     pick: int
     option_texts: dict[str, str] = field(default_factory=dict)
-    data: dict[str, Any] = field(default_factory=dict)  # about, quest, attempt: what the question is on
+    # what the question is on, stored with it: about, quest, attempt, catalogue; or evil_total
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 def latest(spoken: list[Spoken]) -> dict[str, Spoken]:

@@ -25,6 +25,8 @@ from typing import Any
 
 from sdk import scripted_caller
 
+from ...core.events import Event
+from .events import KINDS, Intentions, Proposal, QuestResult, Revision, Statement, VoteResult
 from .exemplar import exemplar_model
 from .intention_agent import AvalonIntentionAgent
 from .intentions import Catalogue, load_catalogue
@@ -36,7 +38,7 @@ SUITE = "avalon-intentions"
 TYPES = ("guessing", "summarisation")
 SEEDS = (11, 12, 13, 14)
 PLAYERS = 6
-PUBLIC = frozenset({"proposal", "revision", "statement", "vote_result", "quest_result"})
+PUBLIC: tuple[type[Event], ...] = (Proposal, Revision, Statement, VoteResult, QuestResult)  # the record shown
 RECORD_LINES = 12  # public events shown before the statement
 
 
@@ -57,12 +59,13 @@ def played(seed: int) -> dict[str, Any]:
 
 def _records(match: dict[str, Any]) -> list[list[str]]:
     """Per statement (in order, as intention_statements lists them): the public record before it."""
-    out, public = [], []
-    for e in match["events"]:
-        if e["kind"] == "intentions" and "notes" in (e.get("data") or {}):
+    out: list[list[str]] = []
+    public: list[str] = []
+    for e in KINDS.parse_all(match["events"]):
+        if isinstance(e, Intentions):
             out.append(list(public))
-        if e["kind"] in PUBLIC and e.get("text"):
-            public.append(f"{e['actor']}: {e['text']}" if e["kind"] == "statement" else e["text"])
+        if isinstance(e, PUBLIC) and e.text:
+            public.append(f"{e.actor}: {e.text}" if isinstance(e, Statement) else e.text)
     return out
 
 

@@ -22,7 +22,31 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ...core.events import Private
 from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
+from .events import (
+    Assassination,
+    AssassinationPhase,
+    AvalonInvalidAction,
+    AvalonSetup,
+    EvilReveal,
+    EvilTalk,
+    GameOver,
+    Intentions,
+    Proposal,
+    QuestCard,
+    QuestResult,
+    QuestStart,
+    QuizAnswer,
+    QuizQuestion,
+    Quizzes,
+    Revision,
+    Silence,
+    Start,
+    Statement,
+    TeamVote,
+    VoteResult,
+)
 from .intentions import load_catalogue, selected_ids
 from .quiz import Question, Spoken, deduce_questions, guess_questions, read_answer, summarise_questions
 from .table import (
@@ -157,11 +181,6 @@ def dealt_roles(seats: list[str], seed: int, settings: AvalonSettings) -> list[s
 class AvalonGame(Game):
     id: ClassVar[str] = "avalon"
     title: ClassVar[str] = "Avalon"
-    history_kinds: ClassVar[frozenset[str]] = frozenset({
-        "start", "quest_start", "proposal", "statement", "silence", "revision", "team_vote", "vote_result",
-        "quest_result", "assassination_phase", "evil_reveal", "evil_talk", "assassination", "quizzes", "game_over",
-        "invalid_action",
-    })
 
     def __init__(self, seats: list[str] | None = None, seed: int = 0,
                  settings: AvalonSettings | None = None) -> None:
@@ -241,15 +260,15 @@ class AvalonGame(Game):
         in_play.sort(key=lambda r: list(ROLE_NAMES).index(r))
         sizes = [team_size(n, q) for q in range(1, 6)]
         needs = [fails_needed(n, q) for q in range(1, 6)]
-        self.emit("setup", "Roles: " + ", ".join(f"{x} {ROLE_NAMES[self.roles[x]]}" for x in self.seats)
-                  + f". First leader: {self.first_leader}.", visible_to=SPECTATORS,
-                  roles=dict(self.roles), sides=dict(self.sides), first_leader=self.first_leader,
-                  settings=s.model_dump(mode="json"))
+        self.emit(AvalonSetup(
+            text="Roles: " + ", ".join(f"{x} {ROLE_NAMES[self.roles[x]]}" for x in self.seats)
+            + f". First leader: {self.first_leader}.", visible_to=SPECTATORS,
+            roles=dict(self.roles), sides=dict(self.sides), first_leader=self.first_leader,
+            settings=s.model_dump(mode="json")))
         self._knowledge()
         role_text = ", ".join(ROLE_NAMES[r] for r in in_play)
-        self.emit(
-            "start",
-            f"Avalon with {n} players: {good} good (loyal servants of Arthur) and {evil} evil (minions of "
+        self.emit(Start(
+            text=f"Avalon with {n} players: {good} good (loyal servants of Arthur) and {evil} evil (minions of "
             f"Mordred). Roles in play: {role_text}. Quest team sizes: {', '.join(map(str, sizes))}. Each team "
             "member secretly plays success or fail; good players can only play success. A quest fails with one "
             "fail card" + (" (two on quest 4)" if 2 in needs else "") + ". Three successful quests: the "
@@ -258,7 +277,7 @@ class AvalonGame(Game):
             "every proposal.",
             seats=list(self.seats), players=n, good_count=good, evil_count=evil, roles_in_play=in_play,
             team_sizes=sizes, fails_needed=needs, first_leader=self.first_leader,
-            settings=s.model_dump(mode="json"))
+            settings=s.model_dump(mode="json")))
         self._start_quest()
 
     def _knowledge(self) -> None:
@@ -291,12 +310,12 @@ class AvalonGame(Game):
                 text += " You know no one else's role."
             if role == ASSASSIN:
                 text += " If three quests succeed, you name the player you take for Merlin; a hit wins for evil."
-            self.emit("private", text, actor=seat, visible_to=(seat,), facts=facts)
+            self.emit(Private(text=text, actor=seat, visible_to=(seat,), facts=facts))
         team = [x for x in self.evil if self.roles[x] != OBERON]
         if team:
             hidden = " Oberon is evil too but unknown to you." if OBERON in self.roles.values() else ""
-            self.emit("private", f"The evil players who know each other: {', '.join(team)}.{hidden}",
-                      visible_to=tuple(team), facts={"evil_team": team})
+            self.emit(Private(text=f"The evil players who know each other: {', '.join(team)}.{hidden}",
+                              visible_to=tuple(team), facts={"evil_team": team}))
 
     # -- protocol ---------------------------------------------------------------------
     def _ask(self, seat: str, verb: Literal["speak", "vote"], instruction: str,
@@ -376,17 +395,18 @@ class AvalonGame(Game):
     # -- helpers ------------------------------------------------------------------------
     def _invalid(self, seat: str, action: str, reason: str, given: str | None) -> None:
         """A refused or missing action: its seat and spectators are told what happened."""
-        self.emit("invalid_action", f"{seat}'s {action} was not valid: {reason}.", actor=seat, round=self.quest,
-                  visible_to=(seat,), seat=seat, action=action, reason=reason,
-                  given=None if given is None else given[:200])
+        self.emit(AvalonInvalidAction(text=f"{seat}'s {action} was not valid: {reason}.", actor=seat,
+                                      round=self.quest, visible_to=(seat,), seat=seat, action=action, reason=reason,
+                                      given=None if given is None else given[:200]))
 
     # -- proposing and discussing -----------------------------------------------------------
     def _start_quest(self) -> None:
         self.attempt = 1
-        self.emit("quest_start", f"Quest {self.quest} begins: a team of {self.size}; it fails with "
-                  f"{self.needed} fail card(s). Score: good {self.wins[GOOD]}, evil {self.wins[EVIL]}.",
-                  round=self.quest, quest=self.quest, size=self.size, fails_needed=self.needed,
-                  good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL], leader=self.leader)
+        self.emit(QuestStart(
+            text=f"Quest {self.quest} begins: a team of {self.size}; it fails with {self.needed} fail card(s). "
+                 f"Score: good {self.wins[GOOD]}, evil {self.wins[EVIL]}.",
+            round=self.quest, quest=self.quest, size=self.size, fails_needed=self.needed,
+            good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL], leader=self.leader))
         self.phase = "propose"
 
     def _propose(self, outcome: Outcome | None) -> None:
@@ -397,9 +417,9 @@ class AvalonGame(Game):
             self._invalid(leader, "proposal", f"{reason}; the team became {', '.join(team)}", text)
         self.team, self.team_leader = team, leader
         self.proposals += 1
-        self.emit("proposal", f"{leader} proposes {', '.join(team)} for quest {self.quest} "
-                  f"(proposal {self.attempt} of {MAX_PROPOSALS}).", actor=leader, round=self.quest,
-                  quest=self.quest, attempt=self.attempt, leader=leader, team=list(team))
+        self.emit(Proposal(text=f"{leader} proposes {', '.join(team)} for quest {self.quest} "
+                                f"(proposal {self.attempt} of {MAX_PROPOSALS}).", actor=leader, round=self.quest,
+                           quest=self.quest, attempt=self.attempt, leader=leader, team=list(team)))
         start = self.seats.index(leader)
         self.order = self.seats[start:] + self.seats[:start]
         self.turn = 0
@@ -409,11 +429,11 @@ class AvalonGame(Game):
         if outcome is not None and outcome.notes:
             # an intention-guided agent's chosen intentions and private THINK: this seat and
             # spectators only, recorded before what it said publicly
-            self.emit("intentions", f"{seat}'s private intentions and reasoning.", actor=seat, round=self.quest,
-                      visible_to=(seat,), quest=self.quest, attempt=self.attempt, **{"notes": outcome.notes})
+            self.emit(Intentions(text=f"{seat}'s private intentions and reasoning.", actor=seat, round=self.quest,
+                                 visible_to=(seat,), quest=self.quest, attempt=self.attempt, notes=outcome.notes))
         text = (usable_text(outcome) or "").strip()[: self.settings.max_chars].strip()
         if text:
-            self.emit("statement", text, actor=seat, round=self.quest, quest=self.quest, attempt=self.attempt)
+            self.emit(Statement(text=text, actor=seat, round=self.quest, quest=self.quest, attempt=self.attempt))
             notes = outcome.notes if outcome is not None and outcome.notes else {}
             ids = selected_ids(notes, CATALOGUE)
             if ids:  # a statement the intention quizzes can ask about
@@ -422,8 +442,8 @@ class AvalonGame(Game):
                                           think if isinstance(think, str) else "", text))
         else:
             reason = "empty statement" if usable_text(outcome) is not None else why_unusable(outcome)
-            self.emit("silence", f"{seat} says nothing.", actor=seat, round=self.quest, quest=self.quest,
-                      attempt=self.attempt, reason=reason)
+            self.emit(Silence(text=f"{seat} says nothing.", actor=seat, round=self.quest, quest=self.quest,
+                              attempt=self.attempt, reason=reason))
         self.turn += 1
         if self.turn < len(self.order):
             return
@@ -441,18 +461,18 @@ class AvalonGame(Game):
             team = old
         changed = team != old
         verb = f"changes the team to {', '.join(team)}" if changed else f"keeps the team {', '.join(team)}"
-        self.emit("revision", f"{leader} {verb}.", actor=leader, round=self.quest, quest=self.quest,
-                  attempt=self.attempt, leader=leader, old_team=old, team=list(team), changed=changed)
+        self.emit(Revision(text=f"{leader} {verb}.", actor=leader, round=self.quest, quest=self.quest,
+                           attempt=self.attempt, leader=leader, old_team=old, team=list(team), changed=changed))
         self.team = team
         self._to_vote()
 
     # -- voting on the team ------------------------------------------------------------------
     def _to_vote(self) -> None:
         if self.settings.auto_approve_fifth and self.attempt == MAX_PROPOSALS:
-            self.emit("vote_result", f"The fifth proposal {', '.join(self.team)} is approved without a vote.",
-                      round=self.quest, quest=self.quest, attempt=self.attempt, leader=self.leader,
-                      team=list(self.team), approve=0, reject=0, grid={}, approved=True, auto=True,
-                      rejected_in_row=self.attempt - 1)
+            self.emit(VoteResult(text=f"The fifth proposal {', '.join(self.team)} is approved without a vote.",
+                                 round=self.quest, quest=self.quest, attempt=self.attempt, leader=self.leader,
+                                 team=list(self.team), approve=0, reject=0, grid={}, approved=True, auto=True,
+                                 rejected_in_row=self.attempt - 1))
             self._after_vote(approved=True)
         else:
             self.phase = "team_vote"
@@ -469,16 +489,17 @@ class AvalonGame(Game):
                 vote = REJECT
             grid[seat] = vote
         for seat in self.seats:
-            self.emit("team_vote", f"{seat} votes {grid[seat]}.", actor=seat, round=self.quest, quest=self.quest,
-                      attempt=self.attempt, vote=grid[seat], team=list(self.team))
+            self.emit(TeamVote(text=f"{seat} votes {grid[seat]}.", actor=seat, round=self.quest, quest=self.quest,
+                               attempt=self.attempt, vote=grid[seat], team=list(self.team)))
         approve = sum(v == APPROVE for v in grid.values())
         reject = len(grid) - approve
         approved = approve * 2 > len(grid)  # a tie rejects
         rejected_in_row = self.attempt - 1 + (0 if approved else 1)
-        self.emit("vote_result", f"The team {', '.join(self.team)} is {'approved' if approved else 'rejected'} "
-                  f"({approve} approve, {reject} reject).", round=self.quest, quest=self.quest,
-                  attempt=self.attempt, leader=self.leader, team=list(self.team), approve=approve, reject=reject,
-                  grid=grid, approved=approved, auto=False, rejected_in_row=rejected_in_row)
+        self.emit(VoteResult(text=f"The team {', '.join(self.team)} is {'approved' if approved else 'rejected'} "
+                                  f"({approve} approve, {reject} reject).", round=self.quest, quest=self.quest,
+                             attempt=self.attempt, leader=self.leader, team=list(self.team), approve=approve,
+                             reject=reject, grid=grid, approved=approved, auto=False,
+                             rejected_in_row=rejected_in_row))
         self._after_vote(approved)
 
     def _after_vote(self, approved: bool) -> None:
@@ -507,17 +528,18 @@ class AvalonGame(Game):
                 self._invalid(seat, "quest card", "a good player may only play success; counted as success", text)
                 card, refused = SUCCESS, True
             fails += card == FAIL
-            self.emit("quest_card", f"{seat} plays {card}.", actor=seat, round=self.quest, visible_to=SPECTATORS,
-                      quest=self.quest, member=seat, card=card, played=played[:40] or None, refused=refused)
+            self.emit(QuestCard(text=f"{seat} plays {card}.", actor=seat, round=self.quest, visible_to=SPECTATORS,
+                                quest=self.quest, member=seat, card=card, played=played[:40] or None,
+                                refused=refused))
         success = fails < self.needed
         self.wins[GOOD if success else EVIL] += 1
         record = {"quest": self.quest, "team": list(self.team), "size": self.size, "fails": fails,
                   "fails_needed": self.needed, "success": success, "attempts": self.attempt,
                   "leader": self.team_leader}
         self.quests.append(record)
-        self.emit("quest_result", f"Quest {self.quest} {'succeeds' if success else 'fails'} with {fails} fail "
-                  f"card(s). Score: good {self.wins[GOOD]}, evil {self.wins[EVIL]}.", round=self.quest,
-                  **record, good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL])
+        self.emit(QuestResult(text=f"Quest {self.quest} {'succeeds' if success else 'fails'} with {fails} fail "
+                                   f"card(s). Score: good {self.wins[GOOD]}, evil {self.wins[EVIL]}.",
+                              round=self.quest, **record, good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL]))
         if self.wins[EVIL] >= WINNING_QUESTS:
             self._finish(EVIL, "three_fails")
         elif self.wins[GOOD] >= WINNING_QUESTS:
@@ -528,12 +550,12 @@ class AvalonGame(Game):
 
     # -- the assassination ------------------------------------------------------------------
     def _to_assassination(self) -> None:
-        self.emit("assassination_phase", "Three quests have succeeded. The Assassin may now name Merlin.",
-                  round=self.quest, quest=self.quest)
+        self.emit(AssassinationPhase(text="Three quests have succeeded. The Assassin may now name Merlin.",
+                                     round=self.quest, quest=self.quest))
         if self.settings.evil_conference:
             evil = self.evil
-            self.emit("evil_reveal", f"The evil players reveal themselves to each other: {', '.join(evil)}.",
-                      round=self.quest, visible_to=tuple(evil), evil=evil)
+            self.emit(EvilReveal(text=f"The evil players reveal themselves to each other: {', '.join(evil)}.",
+                                 round=self.quest, visible_to=tuple(evil), evil=evil))
             assassin = self.holders(ASSASSIN)[0]
             self.order = [x for x in evil if x != assassin] + [assassin]  # the Assassin hears the others first
             self.turn = 0
@@ -543,8 +565,8 @@ class AvalonGame(Game):
 
     def _conference(self, seat: str, outcome: Outcome | None) -> None:
         text = (usable_text(outcome) or "").strip()[: self.settings.max_chars].strip()
-        self.emit("evil_talk", text or f"{seat} says nothing.", actor=seat, round=self.quest,
-                  visible_to=tuple(self.evil), silent=not text)
+        self.emit(EvilTalk(text=text or f"{seat} says nothing.", actor=seat, round=self.quest,
+                           visible_to=tuple(self.evil), silent=not text))
         self.turn += 1
         if self.turn >= len(self.order):
             self.phase = "assassinate"
@@ -565,9 +587,9 @@ class AvalonGame(Game):
         hit = valid and target == merlin
         self.assassination = {"assassin": assassin, "target": target, "hit": hit, "valid": valid, "merlin": merlin}
         named = target or "nobody"
-        self.emit("assassination", f"The Assassin {assassin} names {named}: "
-                  + (f"a hit, {merlin} is Merlin." if hit else f"a miss; Merlin is {merlin}."),
-                  actor=assassin, round=self.quest, **self.assassination)
+        self.emit(Assassination(text=f"The Assassin {assassin} names {named}: "
+                                + (f"a hit, {merlin} is Merlin." if hit else f"a miss; Merlin is {merlin}."),
+                                actor=assassin, round=self.quest, **self.assassination))
         if hit:
             self._finish(EVIL, "merlin_assassinated")
         else:
@@ -583,9 +605,9 @@ class AvalonGame(Game):
             self._close()
             return
         self.phase = "quiz"
-        self.emit("quizzes", "The game is decided. Before the roles are revealed, each player answers a few "
-                  "private questions.", round=self.quest,
-                  quizzes=sorted({q.quiz for step in self.quiz_steps for q in step}))
+        self.emit(Quizzes(text="The game is decided. Before the roles are revealed, each player answers a few "
+                               "private questions.", round=self.quest,
+                          quizzes=sorted({q.quiz for step in self.quiz_steps for q in step})))
         self._ask_step()
 
     def _quizzes(self) -> list[list[Question]]:
@@ -600,8 +622,8 @@ class AvalonGame(Game):
 
     def _ask_step(self) -> None:
         for q in self.quiz_steps[0]:
-            self.emit("quiz_question", q.instruction, actor=q.seat, round=self.quest, visible_to=(q.seat,),
-                      quiz=q.quiz, options=list(q.options), pick=q.pick, **q.data)
+            self.emit(QuizQuestion(text=q.instruction, actor=q.seat, round=self.quest, visible_to=(q.seat,),
+                                   quiz=q.quiz, options=list(q.options), pick=q.pick, **q.fields))
 
     def _answers(self, got: dict[str, Outcome]) -> None:
         """Each answer is read and recorded; a missing or unreadable one is an empty answer
@@ -614,9 +636,10 @@ class AvalonGame(Game):
             if text is None:  # timeout, error, unparseable, or no reply at all
                 status, problem = (outcome.status if outcome is not None else "missing"), why_unusable(outcome)
             shown = ", ".join(picks) if picks else "nothing usable"
-            self.emit("quiz_answer", f"{q.seat} answers the {q.quiz} question: {shown}.", actor=q.seat,
-                      round=self.quest, visible_to=(q.seat,), quiz=q.quiz, picks=picks, pick=q.pick,
-                      status=status, problem=problem, given=text[:200] if problem and text is not None else None)
+            self.emit(QuizAnswer(text=f"{q.seat} answers the {q.quiz} question: {shown}.", actor=q.seat,
+                                 round=self.quest, visible_to=(q.seat,), quiz=q.quiz, picks=picks, pick=q.pick,
+                                 status=status, problem=problem,
+                                 given=text[:200] if problem and text is not None else None))
         if self.quiz_steps:
             self._ask_step()
         else:
@@ -629,10 +652,10 @@ class AvalonGame(Game):
                "three_fails": "three quests failed",
                "merlin_assassinated": "the Assassin named Merlin",
                "merlin_survived": "three quests succeeded and Merlin was not named"}[reason]
-        self.emit("game_over", f"Game over: {winner} wins ({why}). Roles: "
-                  + ", ".join(f"{x} {ROLE_NAMES[self.roles[x]]}" for x in self.seats) + ".",
-                  round=self.quest, winner=winner, reason=reason, roles=dict(self.roles), sides=dict(self.sides),
-                  good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL])
+        self.emit(GameOver(text=f"Game over: {winner} wins ({why}). Roles: "
+                           + ", ".join(f"{x} {ROLE_NAMES[self.roles[x]]}" for x in self.seats) + ".",
+                           round=self.quest, winner=winner, reason=reason, roles=dict(self.roles),
+                           sides=dict(self.sides), good_wins=self.wins[GOOD], evil_wins=self.wins[EVIL]))
 
     def result(self) -> dict[str, Any]:
         winner = self.winner

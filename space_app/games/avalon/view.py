@@ -6,12 +6,32 @@ another seat's intentions (a seat sees its own; spectators see all)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...core.events import Event
 from ...core.spec import Panel, ReplayView
+from .events import (
+    KINDS,
+    AvalonSetup,
+    EvilTalk,
+    GameOver,
+    Intentions,
+    Proposal,
+    QuestResult,
+    QuizAnswer,
+    QuizQuestion,
+    Revision,
+    Silence,
+    Statement,
+    VoteResult,
+)
+from .intentions import selected_ids
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built
     import pandas as pd
+
+Rows = Iterable[Event | Mapping[str, Any]]  # stored rows or their models
 
 QUEST_COLUMNS = ("quest", "size", "fails needed", "team", "fails", "result", "proposals")
 PROPOSAL_COLUMNS = ("quest", "attempt", "leader", "proposed", "revised to", "approve", "reject", "outcome", "votes")
@@ -20,58 +40,54 @@ INTENTION_COLUMNS = ("quest", "attempt", "seat", "intentions", "modified to", "T
 QUIZ_COLUMNS = ("seat", "quiz", "about", "asked", "answered", "status", "true answer")
 
 
-def _shown(events: list[dict[str, Any]], upto: int | None) -> list[dict[str, Any]]:
-    return events if upto is None else events[: upto + 1]
+def _shown(events: Rows, upto: int | None) -> list[Event]:
+    parsed = KINDS.parse_all(events)
+    return parsed if upto is None else parsed[: upto + 1]
 
 
-def quest_track(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def quest_track(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
-    rows = []
-    for e in _shown(events, upto):
-        d = e.get("data") or {}
-        if e["kind"] == "quest_result":
-            rows.append({"quest": d.get("quest"), "size": d.get("size"), "fails needed": d.get("fails_needed"),
-                         "team": ", ".join(d.get("team") or []), "fails": d.get("fails"),
-                         "result": "✅ success" if d.get("success") else "❌ fail", "proposals": d.get("attempts")})
+    rows = [{"quest": e.quest, "size": e.size, "fails needed": e.fails_needed, "team": ", ".join(e.team),
+             "fails": e.fails, "result": "✅ success" if e.success else "❌ fail", "proposals": e.attempts}
+            for e in _shown(events, upto) if isinstance(e, QuestResult)]
     return pd.DataFrame(rows, columns=list(QUEST_COLUMNS))
 
 
-def proposals_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def proposals_table(events: Rows, upto: int | None = None) -> pd.DataFrame:
     """One row per proposal: the team first proposed, the team after the leader's revision,
     the counts and each seat's vote (✓ approve, ✗ reject)."""
     import pandas as pd
 
-    rows: dict[tuple[Any, Any], dict[str, Any]] = {}
+    rows: dict[tuple[int, int], dict[str, Any]] = {}
     for e in _shown(events, upto):
-        d = e.get("data") or {}
-        key = (d.get("quest"), d.get("attempt"))
-        if e["kind"] == "proposal":
-            rows[key] = {"quest": key[0], "attempt": key[1], "leader": d.get("leader"),
-                         "proposed": ", ".join(d.get("team") or []), "revised to": "", "approve": None,
-                         "reject": None, "outcome": "discussing", "votes": ""}
-        elif e["kind"] == "revision" and key in rows:
-            rows[key]["revised to"] = ", ".join(d.get("team") or []) if d.get("changed") else "(kept)"
-        elif e["kind"] == "vote_result" and key in rows:
-            grid = d.get("grid") or {}
-            rows[key].update(approve=d.get("approve"), reject=d.get("reject"),
-                             outcome=("auto-approved" if d.get("auto") else
-                                      "approved" if d.get("approved") else "rejected"),
-                             votes=" ".join(f"{seat}{'✓' if v == 'approve' else '✗'}" for seat, v in grid.items()))
+        if isinstance(e, Proposal):
+            rows[(e.quest, e.attempt)] = {
+                "quest": e.quest, "attempt": e.attempt, "leader": e.leader, "proposed": ", ".join(e.team),
+                "revised to": "", "approve": None, "reject": None, "outcome": "discussing", "votes": ""}
+        elif isinstance(e, Revision) and (e.quest, e.attempt) in rows:
+            rows[(e.quest, e.attempt)]["revised to"] = ", ".join(e.team) if e.changed else "(kept)"
+        elif isinstance(e, VoteResult) and (e.quest, e.attempt) in rows:
+            rows[(e.quest, e.attempt)].update(
+                approve=e.approve, reject=e.reject,
+                outcome="auto-approved" if e.auto else "approved" if e.approved else "rejected",
+                votes=" ".join(f"{seat}{'✓' if v == 'approve' else '✗'}" for seat, v in e.grid.items()))
     return pd.DataFrame(list(rows.values()), columns=list(PROPOSAL_COLUMNS))
 
 
-def discussion(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def discussion(events: Rows, upto: int | None = None) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
     for e in _shown(events, upto):
-        d = e.get("data") or {}
-        if e["kind"] in ("statement", "silence", "evil_talk"):
-            text = e["text"] if e["kind"] != "silence" else f"(silent: {d.get('reason') or 'no statement'})"
-            if e["kind"] == "evil_talk":
-                text = f"[evil team only] {text}"
-            rows.append({"quest": e.get("round"), "attempt": d.get("attempt"), "seat": e["actor"], "statement": text})
+        if isinstance(e, Statement):
+            rows.append({"quest": e.round, "attempt": e.attempt, "seat": e.actor, "statement": e.text})
+        elif isinstance(e, Silence):
+            rows.append({"quest": e.round, "attempt": e.attempt, "seat": e.actor,
+                         "statement": f"(silent: {e.reason or 'no statement'})"})
+        elif isinstance(e, EvilTalk):
+            rows.append({"quest": e.round, "attempt": None, "seat": e.actor,
+                         "statement": f"[evil team only] {e.text}"})
     return pd.DataFrame(rows, columns=list(DISCUSSION_COLUMNS))
 
 
@@ -79,49 +95,44 @@ def _ids(value: Any) -> str:
     return ", ".join(str(x) for x in value) if isinstance(value, list) else ""
 
 
-def intentions_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def intentions_table(events: Rows, upto: int | None = None) -> pd.DataFrame:
     """One row per statement that carried intentions (private: its seat and spectators)."""
     import pandas as pd
 
     rows = []
     for e in _shown(events, upto):
-        notes = (e.get("data") or {}).get("notes")
-        if e["kind"] == "intentions" and isinstance(notes, dict):
+        if isinstance(e, Intentions):
+            notes = e.notes
             think = notes.get("think") if isinstance(notes.get("think"), str) else ""
             errors = notes.get("errors") if isinstance(notes.get("errors"), list) else []
-            rows.append({"quest": e.get("round"), "attempt": (e.get("data") or {}).get("attempt"), "seat": e["actor"],
+            rows.append({"quest": e.round, "attempt": e.attempt, "seat": e.actor,
                          "intentions": _ids(notes.get("intentions")), "modified to": _ids(notes.get("modified")),
                          "THINK": think, "errors": "; ".join(str(x) for x in errors)})
     return pd.DataFrame(rows, columns=list(INTENTION_COLUMNS))
 
 
-def quizzes_table(events: list[dict[str, Any]], upto: int | None = None) -> pd.DataFrame:
+def quizzes_table(events: Rows, upto: int | None = None) -> pd.DataFrame:
     """Each end-of-game question with its answer; the true answer where this view may know it
     (a seat sees its own intentions, spectators everyone's and the sides)."""
     import pandas as pd
 
-    from .intentions import selected_ids
-
     shown = _shown(events, upto)
-    selections = {(e["actor"], (e.get("data") or {}).get("quest"), (e.get("data") or {}).get("attempt")):
-                  selected_ids((e.get("data") or {}).get("notes")) for e in shown if e["kind"] == "intentions"}
-    sides = next(((e.get("data") or {}).get("sides") or {} for e in shown if e["kind"] in ("setup", "game_over")),
-                 {})
+    selections = {(e.actor, e.quest, e.attempt): selected_ids(e.notes) for e in shown if isinstance(e, Intentions)}
+    sides = next((e.sides for e in shown if isinstance(e, (AvalonSetup, GameOver))), {})
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for e in shown:
-        d = e.get("data") or {}
-        key = (e["actor"], str(d.get("quiz")))
-        if e["kind"] == "quiz_question":
-            if d.get("quiz") == "deduce":
-                truth = ", ".join(s for s in d.get("options") or [] if sides.get(s) == "evil")
+        if isinstance(e, QuizQuestion):
+            if e.quiz == "deduce":
+                truth = ", ".join(s for s in e.options if sides.get(s) == "evil")
             else:
-                truth = _ids(selections.get((d.get("about"), d.get("quest"), d.get("attempt"))))
-            about = d.get("about") or ""
-            where = f" (quest {d.get('quest')}, proposal {d.get('attempt')})" if about else ""
-            rows[key] = {"seat": e["actor"], "quiz": d.get("quiz"), "about": f"{about}{where}",
-                         "asked": f"pick {d.get('pick')}", "answered": "", "status": "asked", "true answer": truth}
-        elif e["kind"] == "quiz_answer" and key in rows:
-            rows[key].update(answered=_ids(d.get("picks")), status=d.get("status"))
+                truth = _ids(selections.get((e.about or "", e.quest or 0, e.attempt or 0)))
+            about = e.about or ""
+            where = f" (quest {e.quest}, proposal {e.attempt})" if about else ""
+            rows[(e.actor, e.quiz)] = {"seat": e.actor, "quiz": e.quiz, "about": f"{about}{where}",
+                                       "asked": f"pick {e.pick}", "answered": "", "status": "asked",
+                                       "true answer": truth}
+        elif isinstance(e, QuizAnswer) and (e.actor, e.quiz) in rows:
+            rows[(e.actor, e.quiz)].update(answered=_ids(e.picks), status=e.status)
     return pd.DataFrame(list(rows.values()), columns=list(QUIZ_COLUMNS))
 
 
