@@ -5,13 +5,14 @@ the seats that may see them, and observations an older SDK can still read."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from sdk import Agent, Document, Observation, RemoteAgent, parse_choice, serve
 from sdk.prompts import render_fields
+from space_app.core.events import Event, Private, SharedDocument
 from space_app.core.game import Game, Outcome, Request
 
 SEATS = ["P1", "P2", "P3"]
@@ -58,25 +59,34 @@ class Settings(BaseModel):
     players: int = 3
 
 
+class Plan(Event):
+    kind: Literal["plan"] = "plan"
+    members: list[str] = Field(default_factory=list)
+    in_history: ClassVar[bool] = True
+
+
+class PlanVote(Event):
+    kind: Literal["vote"] = "vote"
+    approve: bool
+    in_history: ClassVar[bool] = True
+
+
 class Heist(Game):
     """P1 and P3 are a team and know it; P1 holds a script and a clue with a picture; a
     public floor plan is shown to everyone; every player then votes on a plan."""
 
     id: ClassVar[str] = "heist"
     title: ClassVar[str] = "Heist"
-    history_kinds: ClassVar[frozenset[str]] = frozenset({"vote", "plan"})
-
     def __init__(self) -> None:
         super().__init__(SEATS, 0, Settings())
-        self.emit("private", "You and P3 are the crew.", actor="host", visible_to=("P1", "P3"),
-                  facts={"team": ["P1", "P3"]})
-        self.emit("private", "", actor="host", visible_to=("P1",),
-                  document={"title": "Your script", "kind": "script", "text": "Line 1.\nLine 2.\n" * 50})
-        self.emit("private", "", actor="host", visible_to=("P1",),
-                  document={"title": "Clue 1: the receipt", "kind": "clue", "text": "Paid 14:05, two coffees.",
-                            "images": ["clues/receipt.png"], "data": {"time": "14:05"}})
-        self.emit("plan", "The floor plan of the bank.", images=["maps/bank.png"], members=["P1", "P2"])
-        self.emit("vote", "P2 approves the plan.", actor="P2", approve=True)
+        self.emit(Private(text="You and P3 are the crew.", visible_to=("P1", "P3"), facts={"team": ["P1", "P3"]}))
+        self.emit(Private(visible_to=("P1",), document=SharedDocument(
+            title="Your script", kind="script", text="Line 1.\nLine 2.\n" * 50)))
+        self.emit(Private(visible_to=("P1",), document=SharedDocument(
+            title="Clue 1: the receipt", kind="clue", text="Paid 14:05, two coffees.", images=["clues/receipt.png"],
+            data={"time": "14:05"})))
+        self.emit(Plan(text="The floor plan of the bank.", images=["maps/bank.png"], members=["P1", "P2"]))
+        self.emit(PlanVote(text="P2 approves the plan.", actor="P2", approve=True))
         self.asked: list[Observation] = []
 
     @property

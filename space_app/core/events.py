@@ -95,11 +95,6 @@ class Event(BaseModel):
                 "visible_to": None if self.visible_to is None else list(self.visible_to),
                 "data": self.payload()}
 
-    @property
-    def data(self) -> dict[str, Any]:
-        """The kind's fields as a dict: kept while the games move to typed fields."""
-        return self.payload()
-
     @classmethod
     def kind_name(cls) -> str:
         return str(cls.model_fields["kind"].default)

@@ -4,14 +4,13 @@ A game never does I/O and never reads a clock. Given its seed and the outcomes i
 is fed, it emits the same events. Observations are built only from the events a
 seat may see, so private information cannot leak by construction.
 
-Event conventions the observation builder understands:
-- `private` events (visible to one seat, or to a group such as a team): `data.facts` are
-  merged into the seat's facts, the text is added to its private text, and
-  `data.document = {title, kind, text, images, data}` becomes one whole `Document`
-  (with the other seats of the group as `shared_with`);
-- events whose kind is in `history_kinds` become history items, with their structured
-  `data` (a vote's target, a team's members);
-- `data.images` on any event reach exactly the seats that may see that event.
+What the observation builder reads of the events (models, `core/events.py`):
+- `Private` events (visible to one seat, or to a group such as a team): their `facts` are
+  merged into the seat's facts, the text is added to its private text, and a `document`
+  becomes one whole `Document` (with the other seats of the group as `shared_with`);
+- events of a kind that declares `in_history` become history items, with the kind's fields
+  as their structured `data` (a vote's target, a team's members);
+- an event's `images` reach exactly the seats that may see that event.
 """
 
 from __future__ import annotations
@@ -19,16 +18,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
-from .events import GENERIC, SPECTATORS, Event, Private
+from .events import SPECTATORS, Event, Private
 from .reply_formats import reply_format as default_reply_format
 
 OVER = "over"  # the phase a game ends in
+E = TypeVar("E", bound=Event)
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,6 @@ class Game(ABC):
 
     id: ClassVar[str]
     title: ClassVar[str]
-    # event kinds shown to agents as history, for kinds not yet given as models (a model
-    # says it itself: `in_history`)
-    history_kinds: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, seats: list[str], seed: int, settings: BaseModel) -> None:
         if len(set(seats)) != len(seats):
@@ -146,13 +143,8 @@ class Game(ABC):
         return ""
 
     # -- helpers ------------------------------------------------------------
-    def emit(self, event: Event | str, text: str = "", *, actor: str = "host", round: int | None = None,
-             visible_to: tuple[str, ...] | None = None, **data: Any) -> Event:
-        """Append an event: a kind's model, or (while games move to models) a kind name and
-        its fields, read through the generic kinds."""
-        if isinstance(event, str):
-            event = GENERIC.parse({"kind": event, "actor": actor, "text": text, "round": round,
-                                   "visible_to": visible_to, "data": data})
+    def emit(self, event: E) -> E:
+        """Append an event (a model of one of the game's kinds) to the log."""
         self.events.append(event)
         return event
 
@@ -180,7 +172,7 @@ class Game(ABC):
                     doc = e.document
                     view.documents.append(Document(title=doc.title, kind=doc.kind, text=doc.text, shared_with=others,
                                                    images=list(doc.images), data=dict(doc.data)))
-            elif type(e).in_history or e.kind in self.history_kinds:
+            elif e.in_history:
                 item = self._items.get(index)
                 if item is None:
                     data = e.payload()

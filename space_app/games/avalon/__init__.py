@@ -26,9 +26,6 @@ from .wrappers import intention_guided
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 METRIC_COLUMNS = (
-    MetricColumn("win_rate", "win %", "seats won, either side", percent=True),
-    MetricColumn("win_rate_good", "win % good", "seats won on the good side", percent=True),
-    MetricColumn("win_rate_evil", "win % evil", "seats won on the evil side", percent=True),
     MetricColumn("quest_win_rate", "quest win %", "quests won by the seat's side ÷ quests played in its games",
                  percent=True),
     MetricColumn("engagement_good", "on team % good", "quests the seat was on the team ÷ quests played, as good",
@@ -45,9 +42,6 @@ METRIC_COLUMNS = (
     MetricColumn("merlin_games", "as Merlin", "seats played as Merlin"),
     MetricColumn("assassin_hit_rate", "assassin hit %", "assassinations that found Merlin ÷ shots as the Assassin",
                  percent=True),
-    MetricColumn("invalid_rate", "invalid %", "invalid actions (wrong team, unreadable vote, a good Fail, "
-                 "naming a teammate) ÷ calls", percent=True),
-    MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
     # intention-guided play and the end-of-game quizzes (quiz.py, judge.py)
     MetricColumn("summarisation_f1", "summary F1", "end-of-game quiz: F1 of the intentions the seat names for its own "
                  "latest statement (shown its THINK and SPEAK) against those it selected; unanswered scores 0"),

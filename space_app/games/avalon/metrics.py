@@ -4,8 +4,7 @@ One record per seat (`records`): its side as the role and the rated team (good a
 evil), won, score (1 for the winning side), and summable stats; an agent's leaderboard
 row (`row`) turns their sums into the game metrics of the study this follows:
 
-- win rate, overall and per side; quest win rate (quests won by the seat's side ÷ quests
-  played in its games);
+- quest win rate (quests won by the seat's side ÷ quests played in its games);
 - quest engagement (quests the seat was on the team ÷ quests played), per side;
 - team selection accuracy (a leader's final proposals that serve its side ÷ its proposals:
   good — no evil member; evil — at least as many evil members as Fail cards the quest needs);
@@ -14,7 +13,6 @@ row (`row`) turns their sums into the game metrics of the study this follows:
   that could be revised);
 - Merlin assassination rate (assassinations that named this agent's Merlin ÷ assassinations
   it faced as Merlin), and the assassin's hit rate;
-- invalid-action rate (invalid actions ÷ calls);
 
 and the social-intelligence metrics of intention-guided play (`quiz.py`, `judge.py`):
 
@@ -26,6 +24,9 @@ and the social-intelligence metrics of intention-guided play (`quiz.py`, `judge.
 - selection reasonableness and following score (1-5), from the offline heuristic judge,
   averaged over the seat's statements with intentions; and the share of those statements
   whose pipeline reported errors.
+
+Win rates (overall and per side), calls, latency, tokens and the invalid-action rate are the
+arena's for every game (`core.facts`, the leaderboard's generic columns).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.events import Call, InvalidAction
 from ...core.records import AgentTotals, SeatRecord, running_win_rate
 from .events import (
     KINDS,
@@ -96,13 +96,6 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
             if e.assassin in stats:
                 stats[e.assassin]["assassin_shots"] += 1
                 stats[e.assassin]["assassin_hits"] += int(e.hit)
-        elif isinstance(e, InvalidAction):
-            seat = e.seat or actor
-            if seat in stats:
-                stats[seat]["invalid_actions"] += 1
-        elif isinstance(e, Call) and actor in stats:
-            stats[actor]["calls"] += 1
-            stats[actor]["latency_ms"] += float(e.latency_ms or 0.0)
     _intention_stats(match, stats, sides)
     by_seat = {s["seat"]: s["agent_id"] for s in match["seats"]}
     out = []
@@ -181,9 +174,6 @@ def quiz_results(match: dict[str, Any], catalogue: Catalogue | None = None,
 def row(totals: AgentTotals) -> dict[str, Any]:
     every, good, evil = totals.every, totals.role(GOOD), totals.role(EVIL)
     return {
-        "win_rate": every.wins_rate(),
-        "win_rate_good": good.wins_rate(),
-        "win_rate_evil": evil.wins_rate(),
         "quest_win_rate": every.rate("quests_won", "quests_played"),
         "engagement_good": good.rate("on_team", "quests_played"),
         "engagement_evil": evil.rate("on_team", "quests_played"),
@@ -193,7 +183,6 @@ def row(totals: AgentTotals) -> dict[str, Any]:
         "merlin_assassinated": good.rate("merlin_assassinated", "merlin_faced"),
         "merlin_games": int(good.get("as_merlin")),
         "assassin_hit_rate": evil.rate("assassin_hits", "assassin_shots"),
-        "invalid_rate": every.rate("invalid_actions", "calls"),
         "summarisation_f1": every.ratio("summary_f1", "summary_asked"),
         "guessing_f1": every.ratio("guess_f1", "guess_asked"),
         "deduction_accuracy": every.rate("deduce_correct", "deduce_judged"),
@@ -201,7 +190,6 @@ def row(totals: AgentTotals) -> dict[str, Any]:
         "selection_reasonableness": every.ratio("judge_reasonable", "intent_statements"),
         "following_score": every.ratio("judge_following", "intent_statements"),
         "intention_error_rate": every.rate("intent_with_errors", "intent_statements"),
-        "avg_latency_ms": every.ratio("latency_ms", "calls"),
     }
 
 
