@@ -32,6 +32,7 @@ from space_app.games.avalon.intentions import load_catalogue
 from space_app.games.avalon.rules import AvalonGame, AvalonSettings
 from space_app.games.avalon.selfplay import play_local
 from space_app.games.avalon.wrappers import intention_guided
+from space_app.standings import derive
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "events"
 FIXTURE = FIXTURES / "avalon.json"
@@ -252,7 +253,8 @@ def reader_outputs(matches: dict[str, tuple[AvalonGame, list[dict[str, Any]]]]) 
                                    "seat": _frame(panel.build(mine, None)),
                                    "halfway": _frame(panel.build(everyone, len(everyone) // 2))}
         out[name] = {
-            "records": [_plain(r) for r in metrics.records(match)],
+            # the game's stats and the facts every game has (calls, latency, invalid actions)
+            "records": [_plain(r) for r in derive({**match, "game": "avalon"})],
             "quiz_results": [_plain(q) for q in metrics.quiz_results(match)],
             "statements": [_plain(s) for s in judge.intention_statements(match)],
             "judged": _plain(judge.judge_match(match, judge_caller)),
