@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from hostile_servers import gzip_bomb, http_server, peak_rss_growth  # noqa: E402
+from space_app.agents.wis import WiSAgent  # noqa: E402
 
 from sdk import RemoteAgent  # noqa: E402
-from space_app.agents.wis import WiSAgent  # noqa: E402
 from space_app.core import get_game  # noqa: E402
 from space_app.runner import SeatAgent, play  # noqa: E402
 

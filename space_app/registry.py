@@ -11,6 +11,7 @@ from sdk import AgentError, RemoteAgent
 from sdk.egress import EgressPolicy
 from sdk.remote import resolve_src
 
+from .agents.catalogue import agent_kinds
 from .safe_text import clean_name, clean_text
 from .store import Store
 
@@ -60,8 +61,10 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
                    timeout: float = 10.0, wake_timeout: float = 30.0) -> Registration:
     """Check the agent answers `info` (with the secret, if any), then store it."""
     src = normalise_src(src)
-    if kind not in ("remote", "wis"):
-        raise RegistrationError("kind must be 'remote' (an SDK agent) or 'wis' (WiS protocol)")
+    outside = agent_kinds()
+    if kind != "remote" and kind not in outside:
+        raise RegistrationError("kind must be 'remote' (an SDK agent)" + "".join(
+            f" or {name!r} ({k.describe})" for name, k in outside.items()))
     if len(secret or "") > MAX_SECRET:
         raise RegistrationError(f"the secret is longer than {MAX_SECRET} characters")
     if len(description or "") > MAX_DESCRIPTION:
@@ -73,16 +76,13 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
     egress = egress or EgressPolicy(allow_private=False)
     check_url_target(url, egress)
 
-    if kind == "wis":
-        from .agents.wis import WiSAgent
-
-        wis = WiSAgent(url, timeout=timeout, egress=egress)
+    if kind in outside:
+        agent = outside[kind].build(url, timeout=timeout, egress=egress)
         try:
-            info = wis.info()
-        except AgentError as exc:
-            raise RegistrationError(f"the agent did not answer as a WiS agent: {exc}") from exc
-        except Exception as exc:
-            raise RegistrationError(f"the agent did not answer as a WiS agent: {exc}") from exc
+            info = agent.info()
+        except Exception as exc:  # noqa: BLE001 - any failure to answer is the refusal's reason
+            raise RegistrationError(f"the agent did not answer as a {kind} agent ({outside[kind].describe}): "
+                                    f"{exc}") from exc
     else:
         # only a Space can be asleep: a plain URL that does not answer is refused at once
         is_space = not src.startswith(("http://", "https://"))

@@ -16,11 +16,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from space_app.agents.wis import WiSAgent
 from space_app.core.events import Call
 from space_app.core.game import Outcome
 from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
 from space_app.games.spy.rules import SpyGame, SpySettings
+from space_app.games.spy.wis import WiSAgent
 from space_app.runner import SeatAgent, play
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

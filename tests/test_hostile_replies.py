@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from sdk import AgentError, Observation, RemoteAgent
-from space_app.agents.wis import WiSAgent
 from space_app.api import ArenaAPI
 from space_app.config import ArenaConfig
+from space_app.games.spy.wis import WiSAgent
 from space_app.runner import MAX_TOKENS
 
 PAIR = {"pair": {"civilian": "marmalade", "spy": "chutney"}}

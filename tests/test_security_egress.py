@@ -14,8 +14,8 @@ from hostile_servers import http_server
 
 from sdk import AgentError, Observation, RemoteAgent
 from sdk.egress import BoundedBody, EgressPolicy, EgressRefused, is_public
-from space_app.agents.wis import WiSAgent
 from space_app.core import get_game
+from space_app.games.spy.wis import WiSAgent
 from space_app.runner import SeatAgent, play
 
 OBS = Observation(game="spy", verb="vote", you="P1", options=["P2", "P3"], match_id="m1",

@@ -19,8 +19,8 @@ from hostile_servers import Server, http_server
 
 from sdk import AgentError, Observation, RemoteAgent
 from sdk.egress import EgressPolicy, describe, embedded_ipv4, is_public
-from space_app.agents.wis import WiSAgent
 from space_app.config import ArenaConfig
+from space_app.games.spy.wis import WiSAgent
 from space_app.store import Store
 
 METADATA = "169.254.169.254"

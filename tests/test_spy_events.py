@@ -167,7 +167,7 @@ def test_the_wis_adapter_sends_what_it_sent_before():
 def test_the_wis_adapter_reads_the_line_when_a_history_item_has_no_fields():
     """An item without its structured fields (e.g. from an older observation) falls back to its line."""
     from sdk.observation import HistoryItem, Observation
-    from space_app.agents.wis import WiSAgent
+    from space_app.games.spy.wis import WiSAgent
 
     history = [HistoryItem(who="P1", kind="vote", text="P1 votes for P3.", round=1),
                HistoryItem(who="host", kind="vote_result", text="P3 is voted out with 2 vote(s).", round=1)]

@@ -25,10 +25,10 @@ import httpx
 import pytest
 
 from sdk import Agent, AgentError, Observation
-from space_app.agents.wis import WiSAgent
 from space_app.core.events import Call
 from space_app.games.spy.events import Elimination, Foul, RoundStart, Statement, Vote, VoteResult
 from space_app.games.spy.rules import SpyGame, SpySettings
+from space_app.games.spy.wis import WiSAgent
 from space_app.games.spy.words import WordPair
 from space_app.runner import MatchOutcome, SeatAgent, new_match_id, play
 

@@ -17,7 +17,7 @@ from typing import Any
 from sdk import Agent, AgentError, LLMAgent, RemoteAgent, local_caller
 from sdk.egress import EgressPolicy
 
-from ..core import GAMES, HouseAgent
+from ..core import GAMES, AgentKind, HouseAgent
 from ..store import Store
 from ..suites import suite_games, suite_house_agents
 
@@ -50,6 +50,11 @@ def house_games(name: str) -> tuple[str, ...]:
         # a suite agent that names no games answers every suite's questions
         games += [g for g in getattr(built, "games", ()) or suite_games() if g not in games]
     return tuple(games)
+
+
+def agent_kinds() -> dict[str, AgentKind]:
+    """The outside platforms' agent kinds the registered games bring (spy: `wis`)."""
+    return {name: kind for spec in GAMES.values() for name, kind in spec.agent_kinds.items()}
 
 
 def wrappers() -> dict[str, Callable[[Agent], Agent]]:
@@ -211,24 +216,23 @@ class AgentCatalogue:
         try:
             if spec.startswith("remote:"):
                 return self._remote(spec[len("remote:"):])
-            if spec.startswith("wis:"):
-                from .wis import WiSAgent
-
-                return WiSAgent(spec[len("wis:"):], timeout=self.remote_timeout, egress=self.egress)
+            prefix, _, rest = spec.partition(":")
+            outside = agent_kinds()
+            if prefix in outside and rest:
+                return outside[prefix].build(rest, timeout=self.remote_timeout, egress=self.egress)
             if self.store is not None:
                 row = self.store.get_agent(spec, with_secret=True)
                 if row is not None and row["active"]:
-                    if row["kind"] == "wis":
-                        from .wis import WiSAgent
-
-                        return WiSAgent(row["src"], timeout=self.remote_timeout, name=row["name"],
-                                        egress=self.egress)
+                    if row["kind"] in outside:
+                        return outside[row["kind"]].build(row["src"], timeout=self.remote_timeout, name=row["name"],
+                                                          egress=self.egress)
                     if row["kind"] == "remote":
                         return self._remote(row["src"], secret=row["secret"], name=row["name"], info=row.get("info"))
         except (ValueError, AgentError) as exc:  # a malformed URL or one the egress policy refuses
             raise UnknownAgent(f"agent {spec!r} cannot be seated: {exc}") from exc
         raise UnknownAgent(f"unknown agent {spec!r}: use a house agent ({', '.join(house_agents())}), "
-                           "a registered agent id, remote:<Space id or URL> or wis:<URL>")
+                           "a registered agent id, remote:<Space id or URL>"
+                           + "".join(f" or {name}:<URL>" for name in agent_kinds()))
 
     def _remote(self, src: str, secret: str | None = None, name: str | None = None,
                 info: dict[str, Any] | None = None) -> RemoteAgent:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # what the names below are, for readers and type checkers
     from .records import AgentTotals, SeatRecord, Tally, tallies_of_match, totals_from
     from .registry import GAMES, UnknownGame, get_game, register
     from .spec import (
+        AgentKind,
         GameSpec,
         GameSpecError,
         HouseAgent,
@@ -35,7 +36,8 @@ _WHERE = {
     "AgentTotals": "records", "SeatRecord": "records", "Tally": "records", "tallies_of_match": "records",
     "totals_from": "records",
     "GAMES": "registry", "UnknownGame": "registry", "get_game": "registry", "register": "registry",
-    "GameSpec": "spec", "GameSpecError": "spec", "HouseAgent": "spec", "MetricColumn": "spec", "Panel": "spec",
+    "AgentKind": "spec", "GameSpec": "spec", "GameSpecError": "spec", "HouseAgent": "spec", "MetricColumn": "spec",
+    "Panel": "spec",
     "QuizSet": "spec", "ReplayView": "spec", "ResultsPage": "spec", "ResultsSection": "spec", "Study": "spec",
 }
 
@@ -48,7 +50,8 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["GAMES", "SPECTATORS", "AgentTotals", "Event", "Game", "GameSpec", "GameSpecError", "HouseAgent",
-           "MetricColumn", "Outcome", "Panel", "QuizSet", "ReplayView", "Request", "ResultsPage", "ResultsSection",
-           "SeatRecord", "Study", "Tally", "UnknownGame", "get_game", "register", "tallies_of_match", "totals_from"]
+__all__ = ["GAMES", "SPECTATORS", "AgentKind", "AgentTotals", "Event", "Game", "GameSpec", "GameSpecError",
+           "HouseAgent", "MetricColumn", "Outcome", "Panel", "QuizSet", "ReplayView", "Request", "ResultsPage",
+           "ResultsSection", "SeatRecord", "Study", "Tally", "UnknownGame", "get_game", "register", "tallies_of_match",
+           "totals_from"]
 assert set(__all__) == set(_WHERE)

@@ -74,6 +74,17 @@ class HouseAgent:
 
 
 @dataclass(frozen=True)
+class AgentKind:
+    """A kind of agent a game brings that speaks an outside platform's protocol (the spy's
+    `wis`: the WiS platform's HTTP agents), seated as `<kind>:<URL>` or registered with
+    that kind. `build(url, timeout=, name=, egress=)` makes the agent; its `info()` answers
+    registration's check."""
+
+    describe: str
+    build: Callable[..., Agent]
+
+
+@dataclass(frozen=True)
 class Study:
     """A headless experiment over matches of this game (e.g. attack/defence)."""
 
@@ -220,6 +231,8 @@ class GameSpec:
     # the game's event vocabulary (the generic kinds and its own models in `games/<id>/events.py`):
     # how stored rows read back as models and how the transcript shows each kind
     events: EventKinds = field(default_factory=EventKinds)
+    # kinds of agents the game brings for an outside platform's protocol, by kind name (`wis`)
+    agent_kinds: Mapping[str, AgentKind] = field(default_factory=dict)
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -322,6 +335,6 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
 
 
-__all__ = ["GENERIC_COLUMNS", "ArenaServices", "GameCommand", "GameSpec", "GameSpecError", "HouseAgent",
+__all__ = ["GENERIC_COLUMNS", "AgentKind", "ArenaServices", "GameCommand", "GameSpec", "GameSpecError", "HouseAgent",
            "MetricColumn", "Panel", "QuizSet", "ReplayView", "ResultsPage", "ResultsSection", "Study", "Tournaments",
            "check_spec"]

@@ -11,9 +11,10 @@ word pairs and clues (`words.py`, `content/`), metrics (`metrics.py`), replay pa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ...core.registry import register
-from ...core.spec import GameSpec, HouseAgent, MetricColumn, Study
+from ...core.spec import AgentKind, GameSpec, HouseAgent, MetricColumn, Study
 from .agents import HeuristicSpyAgent, RandomAgent
 from .events import KINDS, SpySetup
 from .metrics import history, records, row
@@ -72,6 +73,13 @@ METRIC_COLUMNS = (
     MetricColumn("foul_rate", "foul rate", "fouls ÷ turns to speak"),
 )
 
+def _wis_agent(url: str, **options: Any) -> Any:
+    """An agent of the WiS platform (its HTTP protocol), loaded when one is seated."""
+    from .wis import WiSAgent
+
+    return WiSAgent(url, **options)
+
+
 SPEC = register(GameSpec(
     id="spy",
     title=SpyGame.title,
@@ -123,6 +131,7 @@ SPEC = register(GameSpec(
     replay_note=replay_note,
     deal=dealt_roles,
     events=KINDS,
+    agent_kinds={"wis": AgentKind("the WiS platform's Who-is-the-Spy HTTP protocol", _wis_agent)},
 ))
 
 __all__ = ["SPEC"]

@@ -66,7 +66,7 @@ from sdk.egress import ACCEPT_ENCODING, EgressPolicy, pinned, read_bounded
 from sdk.errors import AgentErrorKind
 from sdk.remote import resolve_src
 
-from ..games.spy.events import KINDS, Elimination, RoundStart, Statement, Vote, VoteResult
+from .events import KINDS, Elimination, RoundStart, Statement, Vote, VoteResult
 
 ROUTES = ("init", "perceive", "interact", "getModelName", "checkHealth")
 STATUS_START = "start"
