@@ -98,7 +98,7 @@ def test_the_rule_agent_plays_a_full_match(game):
     out = asyncio.run(play(match, {seat: SeatAgent(agent, "rule-agent") for seat in match.seats}))
     assert out.status == "finished", out.error
     calls = [e for e in out.events if e.kind == "call"]
-    assert calls and all(e.data["status"] == "ok" for e in calls), [e.data for e in calls if e.data["status"] != "ok"]
+    assert calls and all(e.status == "ok" for e in calls), [e.payload() for e in calls if e.status != "ok"]
     assert not [e for e in out.events if e.kind == "foul"]
 
 

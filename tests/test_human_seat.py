@@ -66,10 +66,10 @@ def test_a_person_who_runs_out_of_time_is_told_their_own_limit_not_the_games():
     request = next(r for r in game.pending() if r.observation.verb == "speak")
     outcome, record = asyncio.run(call_agent(HumanAgent("you"), request, seconds=0.05))
     assert outcome.status == "timeout" and outcome.seconds == 0.05
-    assert record.data["seconds"] == 0.05 and "0.05 s" in record.data["detail"]
+    assert record.seconds == 0.05 and "0.05 s" in record.detail
     game.submit([outcome])
     foul = next(e for e in game.events if e.kind == "foul")
-    assert "within 0.05 s" in foul.data["reason"] and "30 s" not in foul.text
+    assert "within 0.05 s" in foul.reason and "30 s" not in foul.text
     assert SeatAgent(HumanAgent("you"), "human", seconds=0.05).seconds == 0.05
 
 

@@ -268,12 +268,12 @@ def test_an_injected_host_message_is_just_that_players_statement():
         assert all(h.who != "host" for h in items)
 
     def decisions(g: SpyGame):
-        return [(e.kind, e.actor, e.round, e.data.get("eliminated"), e.data.get("tally"))
+        return [(e.kind, e.actor, e.round, e.payload())
                 for e in g.events if e.kind in ("vote", "vote_result", "elimination", "end")]
 
     # the judge decides only by the scripted votes: the same as without the injection
     assert decisions(game) == decisions(control)
     first = next(e for e in game.events if e.kind == "vote_result")
-    assert first.data["eliminated"] == target and "P2" not in first.data["tally"]
+    assert first.eliminated == target and "P2" not in first.tally
     assert "P2" in game.alive
     assert game.result()["scores"] == control.result()["scores"]

@@ -177,7 +177,7 @@ def test_a_60_s_turn_gives_the_model_60_s(launch) -> None:
         obs = vote(seconds=60)
         outcome, record = asyncio.run(call_agent(agent, Request("P1", obs)))
         agent.close()
-    assert outcome.text == "P2" and record.data["status"] == "ok"
+    assert outcome.text == "P2" and record.status == "ok"
     # the openai client sends each request's timeout (x-stainless-read-timeout): the turn's
     # time left when the served agent made the request, past the default cap
     budget = float(server.headers[0]["x-stainless-read-timeout"])
@@ -237,17 +237,17 @@ def test_truncation_is_recorded_in_the_call_record(launch) -> None:
     with model_server(cut, Step(text="Final answer: P3"), cut, Step(text="Final answer: P3")) as server:
         local = LLMAgent(caller(server), name="local")
         _, record = asyncio.run(call_agent(local, Request("P1", vote())))
-        assert record.data["truncated"] is True and record.data["parsed"] == "P3"
+        assert record.truncated is True and record.parsed == "P3"
 
         # served: the flag rides on the act endpoint's reply to the arena's record
         remote = RemoteAgent(launch(serve(LLMAgent(caller(server), name="served"))))
         _, record = asyncio.run(call_agent(remote, Request("P1", vote())))
         remote.close()
-        assert record.data["truncated"] is True and record.data["parsed"] == "P3"
+        assert record.truncated is True and record.parsed == "P3"
 
         # a whole reply leaves no flag in the record
         _, record = asyncio.run(call_agent(local, Request("P1", vote())))
-        assert "truncated" not in record.data
+        assert record.truncated is None  # not set: the reply was whole
     assert len(server.requests) == 5
 
 

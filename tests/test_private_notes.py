@@ -51,7 +51,7 @@ def test_notes_cross_http_from_a_served_agent(launch):
     finally:
         remote.close()
     assert outcome.ok and outcome.notes == {"intentions": ["I1"], "think": THINK}
-    assert record.data["notes"] == outcome.notes and record.visible_to == ()
+    assert record.notes == outcome.notes and record.visible_to == ()
 
 
 def test_avalon_records_notes_for_the_seat_alone_and_verify_replays_them(tmp_path):

@@ -112,7 +112,7 @@ def with_one_bad_civilian(verb: str, behaviour) -> tuple[SpyGame, str, MatchOutc
 
 
 def calls(outcome: MatchOutcome, seat: str, verb: str) -> list[Event]:
-    return [e for e in outcome.events if e.kind == "call" and e.actor == seat and e.data["verb"] == verb]
+    return [e for e in outcome.events if e.kind == "call" and e.actor == seat and e.verb == verb]
 
 
 def assert_others_completed(game: SpyGame, outcome: MatchOutcome, bad_seat: str) -> None:
@@ -126,7 +126,7 @@ def assert_others_completed(game: SpyGame, outcome: MatchOutcome, bad_seat: str)
             continue
         assert len(calls(outcome, seat, "speak")) == 3
         assert len(calls(outcome, seat, "vote")) == 3
-        assert all(e.data["status"] == "ok" for e in outcome.events
+        assert all(e.status == "ok" for e in outcome.events
                    if e.kind == "call" and e.actor == seat)
 
 
@@ -136,13 +136,13 @@ def test_a_faulty_statement_is_a_foul_and_the_match_goes_on(fault):
     game, bad, outcome = with_one_bad_civilian("speak", behaviour)
 
     (call,) = calls(outcome, bad, "speak")  # fouled out in round 1: asked once
-    assert call.data["status"] == status
-    assert detail in call.data["detail"]
-    assert isinstance(call.data["latency_ms"], float)
+    assert call.status == status
+    assert detail in call.detail
+    assert isinstance(call.latency_ms, float)
     assert call.visible_to == ()
     fouls = [e for e in outcome.events if e.kind == "foul"]
     assert [(f.actor, f.round) for f in fouls] == [(bad, 1)]
-    assert fouls[0].data["status"] == status
+    assert fouls[0].status == status
     assert [e.actor for e in outcome.events if e.kind == "elimination"] == [bad]
     assert bad not in game.alive
     assert outcome.result["scores"][bad] == 0.0
@@ -157,13 +157,13 @@ def test_a_faulty_vote_is_an_abstention_and_the_match_goes_on(fault):
     vote_calls = calls(outcome, bad, "vote")
     assert len(vote_calls) == 3
     for call in vote_calls:
-        assert call.data["status"] == status
-        assert detail in call.data["detail"]
-        assert call.data["parsed"] is None
-        assert call.data["latency_ms"] >= 0
+        assert call.status == status
+        assert detail in call.detail
+        assert call.parsed is None
+        assert call.latency_ms >= 0
     votes = [e for e in outcome.events if e.kind == "vote" and e.actor == bad]
-    assert len(votes) == 3 and all(v.data["target"] is None for v in votes)
-    assert all(e.data["tally"] == {} for e in outcome.events if e.kind == "vote_result")
+    assert len(votes) == 3 and all(v.target is None for v in votes)
+    assert all(e.tally == {} for e in outcome.events if e.kind == "vote_result")
     assert bad in game.alive
     assert_others_completed(game, outcome, bad)
 
@@ -186,9 +186,9 @@ def test_a_100kb_statement_is_cut_to_the_language_limit(language, limit):
         # (the runner cuts before the game sees the reply, so the game's own
         # `truncated` flag cannot tell; the call record says it)
     for call in calls(outcome, bad, "speak"):
-        assert call.data["status"] == "ok"
-        assert "truncated from" in call.data["detail"]
-        assert len(call.data["reply"]) <= 2000
+        assert call.status == "ok"
+        assert "truncated from" in call.detail
+        assert len(call.reply) <= 2000
     # nobody is ever shown more than the limit
     assert HUGE[:limit + 50] not in json.dumps([e.to_dict() for e in outcome.events
                                                 if e.visible_to is None], ensure_ascii=False)
@@ -208,7 +208,7 @@ def test_a_vote_naming_a_player_in_prose_is_understood():
     _, bad, outcome = with_one_bad_civilian(
         "vote", lambda obs: f"Thinking...\nFinal answer: {obs.options[-1].lower()}")
     for call in calls(outcome, bad, "vote"):
-        assert call.data["status"] == "ok" and call.data["parsed"] in SEATS
+        assert call.status == "ok" and call.parsed in SEATS
     assert outcome.status == "finished"
 
 
@@ -246,7 +246,7 @@ def test_simultaneous_votes_are_requested_concurrently():
     seats = {s: SeatAgent(MeetingVoter(f"meet-{s}", meeting), s, seconds=30) for s in SEATS}
     outcome = asyncio.run(play(game, seats))
     assert outcome.status == "finished"
-    votes = [e for e in outcome.events if e.kind == "call" and e.data["verb"] == "vote"]
+    votes = [e for e in outcome.events if e.kind == "call" and e.verb == "vote"]
     assert len(votes) == 6
-    assert [e.data["status"] for e in votes] == ["ok"] * 6, [e.text for e in votes]
+    assert [e.status for e in votes] == ["ok"] * 6, [e.text for e in votes]
     assert not meeting.broken

@@ -103,7 +103,7 @@ def test_six_bombing_seats_at_once_leave_memory_flat(hostile):
     outcome, grown_mb = peak_rss_growth(lambda: asyncio.run(play(game, seats)))
     calls = [e for e in outcome.events if e.kind == "call"]
     assert outcome.status == "finished" and calls
-    assert all(c.data["status"] == "error" and "larger than" in c.data["detail"] for c in calls)
+    assert all(c.status == "error" and "larger than" in c.detail for c in calls)
     print(f"peak RSS growth with six bombing seats: {grown_mb:.1f} MB")
     assert grown_mb < 50, f"resident memory grew by {grown_mb:.1f} MB"
 
