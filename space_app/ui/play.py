@@ -88,13 +88,27 @@ def _number_of(turn: str) -> str:
     return turn.rsplit("-", 1)[-1] if turn else "?"
 
 
-# A new question is brought into view, on any screen: scrolled to so that its top and the
-# reply controls under it show (its top first where both do not fit). Once per turn: the
-# countdown re-draws the prompt every half second and must not pull the page back.
+# A question is brought into view when it appears, on any screen: scrolled to so that its
+# top and the reply controls under it show (its top first where both do not fit). It runs on
+# every re-draw of the prompt (the countdown re-draws it every half second), so a question
+# the page's layout moved (the transcript above it growing, the buttons appearing) is brought
+# back, until the person scrolls, types or clicks: from then on the page is theirs until the
+# next question.
 SHOW_QUESTION_JS = """() => requestAnimationFrame(() => {
+    if (!window.daFollowing) {
+        window.daFollowing = true;
+        const taken = () => { window.daMoved = window.daShownTurn; };
+        for (const kind of ['wheel', 'touchmove', 'keydown', 'mousedown']) {
+            window.addEventListener(kind, taken, {passive: true, capture: true});
+        }
+    }
     const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
-    if (!asked || window.daShownTurn === asked.dataset.turn) return;
-    window.daShownTurn = asked.dataset.turn;
+    if (!asked) { window.daShownTurn = null; return; }  // a question shown again is shown anew
+    if (window.daShownTurn !== asked.dataset.turn) {
+        window.daShownTurn = asked.dataset.turn;
+        window.daMoved = null;
+    }
+    if (window.daMoved === asked.dataset.turn) return;
     const top = asked.getBoundingClientRect().top;
     const bottoms = ['#human-reply-row', '#human-choices']
         .map((id) => document.querySelector(id))
@@ -103,7 +117,8 @@ SHOW_QUESTION_JS = """() => requestAnimationFrame(() => {
     const bottom = Math.max(asked.getBoundingClientRect().bottom, ...bottoms);
     const height = window.innerHeight;
     if (top >= 0 && bottom <= height) return;
-    window.scrollBy(0, top < 0 ? top : Math.min(top, bottom - height));
+    const margin = 8;  // a little space above the question
+    window.scrollBy(0, top < margin ? top - margin : Math.min(top - margin, bottom - height + margin));
 })"""
 
 
