@@ -658,6 +658,14 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
         seat = page.get_by_role("option").nth(1).inner_text().strip()  # the first seat after 'watch only'
         page.get_by_role("option", name=seat, exact=True).click()
         expect(page.locator("#my-seat input")).to_have_value(seat)
+        # every refusal the page draws, however briefly it stays before the next update
+        page.evaluate("""() => {
+            window.daRefusals = [];
+            new MutationObserver(() => {
+                const note = document.querySelector('#human-prompt .da-refused');
+                if (note && window.daRefusals.at(-1) !== note) window.daRefusals.push(note);
+            }).observe(document.querySelector('#human-prompt'), {childList: true, subtree: true});
+        }""")
         page.locator("#start-match").click()
 
         asked: dict[str, dict[str, Any]] = {}  # turn id -> what the page showed
@@ -698,6 +706,9 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
             last = turn
             assert len(asked) < 80, "the page kept asking"
         expect(page.locator("#play-result")).to_contain_text("Winner")
+        # each second statement was refused with a message on the page, not used
+        refusals = page.evaluate("() => window.daRefusals.map((n) => n.textContent)")
+        assert refusals and all(re.search(r"Not used: that reply was for question \d+", r) for r in refusals)
         status = page.locator("#play-status").inner_text()
         found = MATCH_ID.search(status)
         assert found, status
