@@ -125,7 +125,13 @@ class Standings:
 
 def keep(store: Store, match_id: str) -> bool:
     """Derive and store a finished match's records and add them to the standings.
-    False (and the match marked, so it is not retried) when its game cannot derive them."""
+    False (and the match marked, so it is not retried) when its game cannot derive them.
+
+    Idempotent, across processes too: the arena, a tournament, `compare` and a `catch_up`
+    may all reach the same match at once (a process catching up sees a match another has
+    just finished). The records are written under the store's lock for derived data, and
+    only while the match is still unrated, so the first writer keeps it and every other one
+    finds it kept and returns False."""
     match = store.get_match(match_id)
     if match is None or match["status"] != "finished":
         return False
@@ -134,11 +140,14 @@ def keep(store: Store, match_id: str) -> bool:
     except Exception:  # noqa: BLE001 - a metrics bug must not lose the match itself
         log.exception("could not derive per-seat records of %s", match_id)
         with store.deriving() as tx:
-            tx.mark(match_id, -1)
+            if tx.unrated(match_id):
+                tx.mark(match_id, -1)
         return False
     game, tag = match["game"], match["tag"] or ""
     contribution = tallies_of_match(records)
     with store.deriving() as tx:
+        if not tx.unrated(match_id):  # another process kept it since it was read
+            return False
         tx.put_records(match_id, game, tag, tx.next_order(), [record_row(r) for r in records])
         for pool in pools_of(tag):
             current = tx.tallies(game, pool, contribution)
@@ -169,9 +178,12 @@ def catch_up(store: Store, game: str | None = None) -> int:
 
 def write_standings(store: Store, game: str, rows: list[tuple[str, str, int, list[SeatRecord]]],
                     standings: Standings, unusable: Iterable[str] = ()) -> None:
-    """Replace a game's derived data: records (match_id, tag, order, records), totals, ratings."""
-    store.clear_derived(game)
+    """Replace a game's derived data: records (match_id, tag, order, records), totals, ratings.
+    One transaction under the lock for derived data: every match of the game is unrated
+    first, so a match another process kept while `rows` were being computed is left unrated
+    (`catch_up` keeps it next), never half counted and never written twice."""
     with store.deriving() as tx:
+        tx.clear(game)
         tx.put_many_records(game, [(m, tag, order, [record_row(r) for r in records])
                                    for m, tag, order, records in rows])
         for match_id in unusable:

@@ -590,11 +590,9 @@ class Store:
                 yield dict(r)
 
     def clear_derived(self, game: str) -> None:
-        with self._write_lock, self.engine.begin() as conn:
-            conn.execute(delete(seat_records).where(seat_records.c.game == game))
-            conn.execute(delete(agent_totals).where(agent_totals.c.game == game))
-            conn.execute(delete(ratings).where(ratings.c.game == game))
-            conn.execute(update(matches).where(matches.c.game == game).values(rated=0))
+        """Drop a game's derived data; its matches are unrated again (`catch_up` derives them)."""
+        with self.deriving() as tx:
+            tx.clear(game)
 
     # -- question suites -------------------------------------------------------------
     def save_answers(self, suite: str, agent_id: str, rows: list[dict[str, Any]]) -> None:
@@ -685,6 +683,18 @@ class DerivedWriter:
 
     def next_order(self) -> int:
         return int(self.conn.execute(select(func.max(matches.c.rated))).scalar() or 0) + 1
+
+    def unrated(self, match_id: str) -> bool:
+        """Whether the match has no records yet and is not marked underivable: read inside
+        the lock, so a writer that finds it unrated is the one that rates it."""
+        return self.conn.execute(select(matches.c.rated).where(matches.c.id == match_id)).scalar() == 0
+
+    def clear(self, game: str) -> None:
+        """A game's records, totals and ratings dropped, and its matches unrated."""
+        self.conn.execute(delete(seat_records).where(seat_records.c.game == game))
+        self.conn.execute(delete(agent_totals).where(agent_totals.c.game == game))
+        self.conn.execute(delete(ratings).where(ratings.c.game == game))
+        self.conn.execute(update(matches).where(matches.c.game == game).values(rated=0))
 
     def tallies(self, game: str, pool: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict]:
         wanted = set(keys)

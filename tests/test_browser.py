@@ -263,15 +263,14 @@ ASKED_OR_FINISHED = """() => {
 }"""
 
 
-# the question without its countdown (which changes every second): a changed question means
-# the page moved on
-QUESTION_TEXT = """() => {
-    const copy = document.querySelector('#human-prompt').cloneNode(true);
-    copy.querySelectorAll('.da-countdown').forEach((c) => c.remove());
-    return copy.textContent;
+# the turn id of the question the page shows ('' when none): a changed turn means the page
+# moved on (the same question drawn again after its reply keeps its turn)
+TURN_SHOWN = "() => document.querySelector('#human-prompt .da-prompt[data-turn]')?.dataset.turn ?? ''"
+MOVED_ON = """(prev) => {
+    if ((document.querySelector('#play-status')?.textContent ?? '').includes('Finished')) return true;
+    const now = document.querySelector('#human-prompt .da-prompt[data-turn]')?.dataset.turn;
+    return now !== undefined && now !== prev;
 }"""
-# past 'Sent.' too: a live update drawn just before the reply arrived may show the question once more
-MOVED_ON = f"(prev) => {{ const now = ({QUESTION_TEXT})(); return now !== prev && !now.includes('Sent.'); }}"
 
 
 CLICK_CHOICE = """(label) => {
@@ -311,7 +310,7 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
         assert "Your turn, P3." in question and "Your secret word is" in question
         assert re.search(r"⏳ \d+:\d\d left", question), question  # the person's own countdown
         assert "You have 180 s" in question  # their limit (ARENA_HUMAN_SECONDS), not the game's
-        before = page.evaluate(QUESTION_TEXT)
+        before = page.evaluate(TURN_SHOWN)
         options = re.search(r"Options:\s*(P\d+)", question)
         if options:  # a vote: click the button of the first player offered
             if voted == 0:
@@ -328,7 +327,7 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
             expect(reply).to_be_visible()
             reply.fill(text)
             page.locator("#send-reply").click()
-        # the page moves on: 'Sent.', then the next question or nothing
+        # the page moves on: the next question, or the end
         page.wait_for_function(MOVED_ON, arg=before, timeout=WAIT)
         answered += 1
         assert answered < 20, "the page kept asking"
@@ -401,7 +400,7 @@ def test_a_visitor_takes_an_avalon_seat_and_plays_a_turn(page, arena_url):
         text = ", ".join(dict.fromkeys(options))[: 4 * int(team.group(1)) if team else 2]
     else:
         text = "I would start with a small team of people who spoke plainly."
-    before = page.evaluate(QUESTION_TEXT)
+    before = page.evaluate(TURN_SHOWN)
     page.locator("#human-reply textarea, #human-reply input").first.fill(text)
     page.locator("#send-reply").click()
     page.wait_for_function(MOVED_ON, arg=before, timeout=WAIT)
@@ -558,3 +557,182 @@ def test_the_interface_switches_to_chinese_with_the_game(page, arena_url):
     page.get_by_role("option", name="Avalon", exact=False).first.click()
     expect(page.locator("#play-language label", has_text="中文")).to_have_count(0)
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+# -- a person at full speed: every reply lands on its own question ------------------------
+# The page's state when a question is shown: its turn id and what it asks (from the prompt's
+# data attributes), or FINISHED. `gap` records that the question was off the page since the
+# last reply (a 'Sent' line, a redraw): the same turn shown again then counts as new, so a
+# question drawn again after it was answered is answered again, as a quick person would.
+NEXT_QUESTION = """(last) => {
+    const status = document.querySelector('#play-status')?.textContent ?? '';
+    if (status.includes('Finished')) return {finished: true};
+    if (/Stopped|⚠️/.test(status)) return {ended: status};
+    const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
+    if (!asked) { window.daGap = true; return false; }
+    if (asked.dataset.turn === last && !window.daGap) return false;
+    const box = asked.getBoundingClientRect();
+    const buttons = [...document.querySelectorAll('#human-choices button')]
+        .filter((b) => b.offsetParent !== null).map((b) => b.textContent.trim());
+    const options = (asked.textContent.match(/Options:\\s*([^\\n]*?)(?:\\s+or abstain|Click|Type|$)/) || [])[1] ?? '';
+    return {turn: asked.dataset.turn, number: Number(asked.dataset.number), verb: asked.dataset.verb,
+            phase: asked.dataset.phase, round: asked.dataset.round, pick: Number(asked.dataset.pick),
+            options: options.split(',').map((o) => o.trim()).filter(Boolean), buttons,
+            text: asked.textContent, top: box.top, height: window.innerHeight};
+}"""
+
+# Reply to the question on the page now, in one step of the page's own code (nothing is
+# drawn in between): the turn is read from the prompt at the moment of sending. `texts` are
+# typed and sent one after the other (a second one is a reply to a question just answered:
+# it must be refused); `click` presses that option's button instead. Returns the turn replied
+# to, or null when the page moved on before.
+REPLY = """([turn, texts, click]) => {
+    const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
+    if (!asked || asked.dataset.turn !== turn) return null;
+    window.daGap = false;
+    if (click) {
+        const button = [...document.querySelectorAll('#human-choices button')]
+            .find((b) => b.textContent.trim() === click && b.offsetParent !== null);
+        if (button) { button.click(); return turn; }
+        texts = [click];  // its button is not drawn yet: typing the option is the same reply
+    }
+    const box = document.querySelector('#human-reply textarea, #human-reply input');
+    for (const said of texts) {
+        box.value = said;
+        box.dispatchEvent(new Event('input', {bubbles: true}));
+        document.querySelector('#send-reply').click();
+    }
+    return turn;
+}"""
+
+
+def wait_on_page(page: Any, script: str, arg: Any, what: str) -> Any:
+    """`page.wait_for_function`, failing with what the page showed when it did not happen."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return page.wait_for_function(script, arg=arg, timeout=WAIT).json_value()
+    except PlaywrightTimeout:
+        state = page.evaluate("""() => ({status: document.querySelector('#play-status')?.textContent,
+            prompt: document.querySelector('#human-prompt')?.innerHTML, scrollY: window.scrollY,
+            top: document.querySelector('#human-prompt')?.getBoundingClientRect().top,
+            height: window.innerHeight})""")
+        pytest.fail(f"{what} (waited {WAIT / 1000:g} s): {state}", pytrace=False)
+
+
+def choose(page: Any, selector: str, name: str) -> None:
+    from playwright.sync_api import expect
+
+    page.locator(f"{selector} input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    expect(page.locator(f"{selector} input")).to_have_value(name)
+
+
+@pytest.mark.parametrize(("game", "title", "players", "phone_width"), [
+    ("spy", "Who is the Spy", 4, True), ("avalon", "Avalon", 5, False), ("mystery", "Murder mystery", 4, False)])
+def test_a_person_replying_at_full_speed_answers_each_question_once(browser, arena_url, game, title, players,
+                                                                    phone_width):
+    """A person takes a seat and replies to every question the moment the page shows it,
+    sends a second statement right after each first one (as a double send, or typing on
+    under a question just answered), and answers a question again whenever the page draws
+    it again. The prompt names the turn and is in view when it is asked, on a phone too.
+    The stored match then shows, question by question, the reply sent for that question:
+    no reply landed on another one, and no second statement was taken at all."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    size = {"width": 390, "height": 844} if phone_width else {"width": 1366, "height": 900}
+    context = browser.new_context(viewport=size, has_touch=phone_width)
+    context.set_default_timeout(WAIT)
+    expect.set_options(timeout=WAIT)
+    page = context.new_page()
+    try:
+        page.goto(arena_url, wait_until="domcontentloaded")
+        if game != "spy":
+            choose(page, "#play-game", title)
+        number = page.locator("#play-players input[type=number]")
+        number.fill(str(players))
+        number.press("Enter")
+        expect(number).to_have_value(str(players))
+        page.locator("#my-seat input").click()
+        seat = page.get_by_role("option").nth(1).inner_text().strip()  # the first seat after 'watch only'
+        page.get_by_role("option", name=seat, exact=True).click()
+        expect(page.locator("#my-seat input")).to_have_value(seat)
+        # every refusal the page draws, however briefly it stays before the next update
+        page.evaluate("""() => {
+            window.daRefusals = [];
+            new MutationObserver(() => {
+                const note = document.querySelector('#human-prompt .da-refused');
+                if (note && window.daRefusals.at(-1) !== note) window.daRefusals.push(note);
+            }).observe(document.querySelector('#human-prompt'), {childList: true, subtree: true});
+        }""")
+        page.locator("#start-match").click()
+
+        asked: dict[str, dict[str, Any]] = {}  # turn id -> what the page showed
+        sent: dict[str, list[str]] = {}  # turn id -> every reply sent while it was shown
+        last = ""
+        while True:
+            shown = wait_on_page(page, NEXT_QUESTION, last, "the page showed no new question nor the end")
+            if shown.get("finished"):
+                break
+            assert not shown.get("ended"), shown
+            turn = shown["turn"]
+            assert turn.endswith(f"-{shown['number']}")
+            label = f"Round {shown['round']} · " if shown["round"] else ""
+            assert f"{label}your {dict(speak='statement', vote='vote', answer='answer')[shown['verb']]}" \
+                in shown["text"], shown["text"]
+            # in view when asked, whatever the screen: its top is on the screen
+            wait_on_page(page, """(turn) => {
+                const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
+                if (!asked || asked.dataset.turn !== turn) return true;  // moved on: nothing to see
+                const top = asked.getBoundingClientRect().top;
+                return top >= 0 && top < window.innerHeight;
+            }""", turn, f"question {turn} was not brought into view")
+            asked.setdefault(turn, shown)
+            n = shown["number"]
+            options = [o for o in shown["options"] if o != "abstain"]
+            click, texts = "", []
+            if options and shown["pick"] == 1:
+                click = options[n % len(options)]  # a different option from the previous question's
+            elif options:
+                start = n % len(options)
+                texts = [", ".join((options[start:] + options[:start])[:shown["pick"]])]
+            else:
+                texts = [f"Reply to question {n}: I trust the quiet ones.",
+                         f"A second statement, typed on under question {n}."]
+            replied = page.evaluate(REPLY, [turn, texts, click])
+            if replied is not None:
+                sent.setdefault(turn, []).extend([click] if click else texts)
+            last = turn
+            assert len(asked) < 80, "the page kept asking"
+        expect(page.locator("#play-result")).to_contain_text("Winner")
+        # each second statement was refused with a message on the page, not used
+        refusals = page.evaluate("() => window.daRefusals.map((n) => n.textContent)")
+        assert refusals and all(re.search(r"Not used: that reply was for question \d+", r) for r in refusals)
+        status = page.locator("#play-status").inner_text()
+        found = MATCH_ID.search(status)
+        assert found, status
+        screenshot(page, f"human-full-speed-{game}")
+        assert "Traceback" not in page.locator("body").inner_text()
+    finally:
+        context.close()
+
+    record = Client(arena_url, verbose=False).predict(found.group(1), "", api_name="/get_match")
+    calls = [e for e in record["events"] if e["kind"] == "call" and e["actor"] == seat]
+    match_id = record["id"]
+    assert calls and len(calls) == len(asked), (len(calls), sorted(asked))
+    for i, call in enumerate(calls, start=1):
+        turn = f"{match_id}-{i}"
+        shown = asked[turn]  # the i-th question the runner asked is the page's question i
+        assert (call["data"]["verb"], call["data"]["phase"]) == (shown["verb"], shown["phase"])
+        assert str(call["round"] if call["round"] is not None else "") == shown["round"]
+        assert call["data"]["status"] == "ok", call
+        reply = call["data"]["reply"]
+        assert reply in sent[turn], (turn, reply, sent[turn])  # the reply sent for this very question
+        if shown["verb"] == "speak":
+            assert reply == sent[turn][0] or reply == sent[turn][1]
+            assert reply.endswith(f"question {i}.") or f"question {i}:" in reply
+    statements = [r for t, replies in sent.items() if asked[t]["verb"] == "speak" for r in replies]
+    taken = [c["data"]["reply"] for c in calls]
+    # of each pair of statements sent for one question, exactly one was taken
+    assert sum(s in taken for s in statements) == sum(asked[t]["verb"] == "speak" for t in asked)

@@ -22,21 +22,72 @@ def observation() -> Observation:
 
 def test_a_reply_is_taken_once_and_the_question_closes_at_once():
     human = HumanAgent("you")
-    assert human.submit("too early") is False  # nothing asked yet
+    assert human.submit("too early", "") == "closed"  # nothing asked yet
 
     async def go() -> str:
         asking = asyncio.create_task(human.aact(observation()))
         while human.waiting is None:
             await asyncio.sleep(0)
         assert human.waiting.you == "P1"
+        question = human.question()
+        assert question is not None and question.number == 1 and question.turn == "m-human-1"
         # the page's send runs in another thread in the arena; the effect is the same
-        assert human.submit("it is brewed") is True
+        assert human.submit("it is brewed", question.turn) == "sent"
         assert human.waiting is None  # before the runner's loop has even resumed
-        assert human.submit("a second click") is False
+        assert human.submit("a second click", question.turn) == "closed"
         return (await asking).text
 
     assert asyncio.run(go()) == "it is brewed"
     assert human.waiting is None
+
+
+def test_a_reply_for_an_answered_question_never_answers_the_next_one():
+    """The page showed question 1 again after it was answered (a live update drawn just
+    before the answer arrived) and the person replied to it: that reply names turn 1, so it
+    is refused while question 2 is open, and question 2 takes only a reply naming it."""
+    human = HumanAgent("you")
+
+    async def go() -> list[str]:
+        replies = []
+        first = asyncio.create_task(human.aact(observation()))
+        while human.question() is None:
+            await asyncio.sleep(0)
+        one = human.question()
+        assert human.submit("my statement", one.turn) == "sent"
+        replies.append((await first).text)
+        vote = observation().model_copy(update={"verb": "vote", "phase": "vote", "options": ["P2", "P3"]})
+        second = asyncio.create_task(human.aact(vote))
+        while human.question() is None:
+            await asyncio.sleep(0)
+        two = human.question()
+        assert two.turn != one.turn and two.number == 2 and two.obs.verb == "vote"
+        assert human.submit("a second statement", one.turn) == "stale"  # typed under the old question
+        assert human.submit("P2", "") == "stale"  # a reply with no turn is no answer either
+        assert human.question() is two  # still open, still waiting for its own reply
+        assert human.submit("P3", two.turn) == "sent"
+        replies.append((await second).text)
+        return replies
+
+    assert asyncio.run(go()) == ["my statement", "P3"]
+
+
+def test_turn_ids_differ_between_seats_and_matches():
+    """A reply from an earlier match's page (the same question number) is refused."""
+    earlier, now = HumanAgent("you"), HumanAgent("you")
+
+    async def ask(human: HumanAgent, obs: Observation) -> str:
+        task = asyncio.create_task(human.aact(obs))
+        while human.question() is None:
+            await asyncio.sleep(0)
+        turn = human.question().turn
+        human.submit("x", turn)
+        await task
+        return turn
+
+    other_match = observation().model_copy(update={"match_id": "m-other"})
+    assert asyncio.run(ask(earlier, other_match)) != asyncio.run(ask(now, observation()))
+    no_match = observation().model_copy(update={"match_id": ""})
+    assert asyncio.run(ask(HumanAgent(), no_match)) != asyncio.run(ask(HumanAgent(), no_match))
 
 
 def test_an_unanswered_question_closes_when_the_time_limit_cancels_it():
@@ -48,7 +99,7 @@ def test_an_unanswered_question_closes_when_the_time_limit_cancels_it():
     with pytest.raises(TimeoutError):
         asyncio.run(go())
     assert human.waiting is None
-    assert human.submit("late") is False
+    assert human.submit("late", "m-human-1") == "closed"
 
 
 def test_a_human_seat_cannot_be_called_outside_the_arena_page():
@@ -83,7 +134,7 @@ def test_the_open_question_counts_down_from_the_seats_own_limit():
         while human.waiting is None:
             await asyncio.sleep(0)
         left = human.seconds_left()
-        human.submit("done")
+        human.submit("done", human.question().turn)
         await asking
         return left
 

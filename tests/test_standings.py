@@ -5,12 +5,15 @@ runs on SQLite and on a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import random
 import subprocess
 import sys
 import textwrap
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,9 +25,9 @@ from space_app.cli import main as cli_main
 from space_app.games.spy.agents import HeuristicSpyAgent, RandomAgent
 from space_app.leaderboard import board, from_matches
 from space_app.rating import SIDE, Placing, TeamRating
-from space_app.service import Arena
+from space_app.service import Arena, MatchPlan
 from space_app.sources import EVERY_KIND
-from space_app.standings import catch_up, rescore, unreachable_calls
+from space_app.standings import Standings, catch_up, from_row, keep, rescore, unreachable_calls, write_standings
 from space_app.store import Store, agent_totals, ratings, seat_records
 
 PAIR = {"pair": {"civilian": "tea", "spy": "coffee"}}
@@ -249,3 +252,99 @@ def test_two_processes_keeping_standings_on_one_store_lose_no_update(new_store, 
     same_rows(board(store, "spy"), from_matches("spy", store.iter_matches("spy", order="rated")))
     assert [r["matches"] for r in board(store, "spy")] == [48, 48]
     store.close()
+
+
+def test_keeping_a_match_twice_from_two_processes_keeps_it_once(new_store):
+    """Two processes reach the same finished match (one finished it, the other is catching
+    up): the first keeps it, the second finds it kept. Two stores on one target stand in
+    for the two processes: each has its own engine and connections."""
+    target = new_store()
+    arena = Arena(Store(target))
+    plan = MatchPlan("spy", ["house:heuristic", "house:random", "house:random", "house:random"], 3,
+                     settings={**PAIR, "players": 4})
+    outcome = arena.run_in_own_loop(arena.run(plan))
+    assert outcome.status == "finished"
+    first = Store(target)
+    first.clear_derived("spy")  # as if the match had only just finished and nobody had kept it
+    second = Store(target)
+    assert keep(first, outcome.match_id) is True
+    assert keep(second, outcome.match_id) is False  # kept already: nothing written twice
+    assert catch_up(second) == 0 and catch_up(first) == 0
+    rows = list(second.records("spy"))
+    assert len(rows) == 4 and {r["rated"] for r in rows} == {1}
+    assert [r["matches"] for r in board(second, "spy")] == [1, 1]
+    for store in (first, second, arena.store):
+        store.close()
+
+
+def test_a_rebuild_leaves_a_match_kept_meanwhile_for_catch_up(new_store):
+    """A rescore computes its rows first and writes them in one transaction; a match another
+    process keeps in between is left unrated, and the next `catch_up` keeps it: counted
+    once, never lost."""
+    target = new_store()
+    arena = tournament(target, {"heur": HeuristicSpyAgent("heur"), "rand": RandomAgent("rand")}, 3)
+    store = arena.store
+    rows = [(row["match_id"], row["tag"], row["rated"]) for row in store.records("spy")]
+    first_three = {m for m, _, _ in rows}
+    late = arena.run_in_own_loop(arena.tournament("spy", ["heur", "rand"], 1, seed=9, settings=PAIR))
+    late_id = next(m["id"] for m in store.iter_matches("spy") if m["id"] not in first_three)
+    assert late and late_id
+    # a rebuild from the records of the first three only: the late match is not among them
+    standings = Standings()
+    by_match: dict[str, tuple[str, int, list]] = {}
+    for row in store.records("spy"):
+        if row["match_id"] in first_three:
+            by_match.setdefault(row["match_id"], (row["tag"], row["rated"], []))[2].append(from_row(row))
+    ordered = sorted(by_match.items(), key=lambda item: item[1][1])
+    for _, (tag, _, recs) in ordered:
+        standings.add(tag, recs)
+    write_standings(store, "spy", [(m, tag, order, recs) for m, (tag, order, recs) in ordered], standings)
+    assert store.unrated("spy") == [late_id]
+    assert catch_up(store) == 1
+    assert len({r["match_id"] for r in store.records("spy")}) == 4
+    same_rows(board(store, "spy"), from_matches("spy", store.iter_matches("spy", order="rated")))
+    store.close()
+
+
+def test_the_arena_and_a_compare_write_one_sqlite_file_at_once(tmp_path):
+    """The arena serves a store (its API playing matches, and starting again, which catches
+    up on every finished match without records) while `python -m space_app compare` plays
+    on the same SQLite file in another process: both finish, every match has one record per
+    seat, the standings are what the records give, and `verify --all` passes."""
+    from space_app.api import ArenaAPI
+    from space_app.config import ArenaConfig
+
+    db = str(tmp_path / "arena.db")
+    config = ArenaConfig(db=db, demo_matches=0)
+    api = ArenaAPI(config)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    deals = 40
+    proc = subprocess.Popen([sys.executable, "-m", "space_app", "--db", db, "compare", "house:heuristic",
+                             "house:random", "--deals", str(deals), "--concurrency", "4", "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    played = []
+    while proc.poll() is None:
+        outcome = asyncio.run(api.run_match({"game": "spy", "seats": [], "settings": {"players": 4}}))
+        played.append(outcome)
+        api = ArenaAPI(config, api.store)  # the arena starting again on the same store: catch_up
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err[-3000:]
+    assert "Traceback" not in err
+    summary = json.loads(out)
+    assert summary["deals"] == deals and summary["dropped"] == 0
+    assert played and all(o["status"] == "finished" for o in played)
+    store = api.store
+    finished = list(store.iter_matches("spy"))
+    assert len(finished) == 2 * deals + len(played)
+    assert store.unrated("spy") == []
+    rows = list(store.records("spy"))
+    per_match = Counter(r["match_id"] for r in rows)
+    assert per_match == {m["id"]: len(m["seats"]) for m in finished}
+    assert sorted({r["rated"] for r in rows}) == list(range(1, len(finished) + 1))
+    same_rows(board(store, "spy", sources=EVERY_KIND),
+              from_matches("spy", store.iter_matches("spy", order="rated"), sources=EVERY_KIND))
+    store.close()
+    verify = subprocess.run([sys.executable, "-m", "space_app", "--db", db, "verify", "--all"], env=env,
+                            capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-3000:]
+    assert f"{len(finished)} matches: {len(finished)} identical" in verify.stdout

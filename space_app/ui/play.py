@@ -12,7 +12,7 @@ import gradio as gr
 
 from sdk import Observation
 
-from ..agents.human import HumanAgent
+from ..agents.human import HumanAgent, Question
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..core import GAMES, GameSpec, get_game
 from ..core.events import Event
@@ -50,14 +50,29 @@ def _countdown(seconds: float | None, lang: str) -> str:
     return f"<span class='da-countdown{urgent}' id='human-countdown'>{left}</span>"
 
 
-def _prompt_markdown(human: HumanAgent | None, lang: str) -> str:
-    """The open question with the person's own countdown (re-drawn with every live update),
-    in the game's language."""
-    obs = human.waiting if human else None
-    if obs is None:
-        return ""
+def turn_label(question: Question, lang: str) -> str:
+    """Which turn this is, in words: 'Round 2 · your vote' ('your statement' where the game
+    has no round)."""
+    obs = question.obs
+    parts = [text(lang, "play.turn_round", round=obs.round)] if obs.round is not None else []
+    return " · ".join([*parts, text(lang, f"play.turn_{obs.verb}")])
+
+
+def _prompt_html(question: Question | None, lang: str, note: str = "") -> str:
+    """The open question with its turn (what it is and its id, which the page's reply
+    carries back) and the person's own countdown (re-drawn with every live update), in the
+    game's language; `note` goes above it (why a reply was not used)."""
+    if question is None:
+        return note
+    obs = question.obs
     turn = html.escape(text(lang, "play.your_turn", seat=obs.you))
-    lines = [f"<div class='da-prompt'>{_countdown(human.seconds_left(), lang)} <b>{turn}</b> "
+    data = {"turn": question.turn, "number": question.number, "verb": obs.verb, "phase": obs.phase,
+            "round": "" if obs.round is None else obs.round, "pick": obs.pick if obs.options else 0}
+    attributes = " ".join(f"data-{k}='{html.escape(str(v), quote=True)}'" for k, v in data.items())
+    label = html.escape(turn_label(question, lang))
+    number = html.escape(text(lang, "play.turn_number", number=question.number))
+    lines = [note, f"<div class='da-prompt' {attributes}><div class='da-turn'><b>{label}</b> · <small>{number}</small> "
+             f"{_countdown(question.seconds_left(), lang)}</div><b>{turn}</b> "
              f"{html.escape(obs.private.text)}<br>{html.escape(obs.instruction)}"]
     if obs.options:
         abstain = f" {text(lang, 'play.or_abstain')} <code>abstain</code>" if obs.allow_abstain else ""
@@ -67,6 +82,45 @@ def _prompt_markdown(human: HumanAgent | None, lang: str) -> str:
     limit = text(lang, "play.your_limit", seconds=f"{obs.limits.seconds:g}")
     lines.append(f"<br><small>{html.escape(how)} {html.escape(limit)}</small></div>")
     return "".join(lines)
+
+
+def _number_of(turn: str) -> str:
+    """A turn id's question number (the part after its last '-'), for a message."""
+    return turn.rsplit("-", 1)[-1] if turn else "?"
+
+
+# A question is brought into view when it appears, on any screen: scrolled to so that its
+# top and the reply controls under it show (its top first where both do not fit). It runs on
+# every re-draw of the prompt (the countdown re-draws it every half second), so a question
+# the page's layout moved (the transcript above it growing, the buttons appearing) is brought
+# back, until the person scrolls, types or clicks: from then on the page is theirs until the
+# next question.
+SHOW_QUESTION_JS = """() => requestAnimationFrame(() => {
+    if (!window.daFollowing) {
+        window.daFollowing = true;
+        const taken = () => { window.daMoved = window.daShownTurn; };
+        for (const kind of ['wheel', 'touchmove', 'keydown', 'mousedown']) {
+            window.addEventListener(kind, taken, {passive: true, capture: true});
+        }
+    }
+    const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
+    if (!asked) { window.daShownTurn = null; return; }  // a question shown again is shown anew
+    if (window.daShownTurn !== asked.dataset.turn) {
+        window.daShownTurn = asked.dataset.turn;
+        window.daMoved = null;
+    }
+    if (window.daMoved === asked.dataset.turn) return;
+    const top = asked.getBoundingClientRect().top;
+    const bottoms = ['#human-reply-row', '#human-choices']
+        .map((id) => document.querySelector(id))
+        .filter((el) => el && el.offsetParent !== null)
+        .map((el) => el.getBoundingClientRect().bottom);
+    const bottom = Math.max(asked.getBoundingClientRect().bottom, ...bottoms);
+    const height = window.innerHeight;
+    if (top >= 0 && bottom <= height) return;
+    const margin = 8;  // a little space above the question
+    window.scrollBy(0, top < margin ? top - margin : Math.min(top - margin, bottom - height + margin));
+})"""
 
 
 def choices_of(obs: Observation | None) -> list[str]:
@@ -173,6 +227,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             status = words.resting(gr.Markdown(text("en", "play.idle"), elem_id="play-status"), "play.idle")
             transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
             prompt = gr.HTML("", elem_id="human-prompt")
+            # the turn id of the question the page shows, sent back with every reply
+            turn_box = gr.Textbox("", visible=False, elem_id="human-turn")
             with gr.Row(visible=False, elem_id="human-choices") as choice_row:
                 choice_buttons = [gr.Button("", visible=False, size="sm", min_width=60, elem_id=f"choice-{i}")
                                   for i in range(MAX_CHOICES)]
@@ -220,14 +276,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     [players, my_seat, *seat_dropdowns], api_visibility="private")
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
-              choices: list[Any] | None = None, live: bool = False) -> tuple:
-        """One update of the live area: status, transcript, question, result, the person's
-        reply box (left as it is while `live`), and the choice buttons (None: left as they are)."""
+              choices: list[Any] | None = None, live: bool = False, turn: str = "") -> tuple:
+        """One update of the live area: status, transcript, question and its turn id, result,
+        the person's reply box (left as it is while `live`), and the choice buttons (None:
+        left as they are). The question and its turn id always change together."""
         buttons = choices if choices is not None else [gr.skip()] * MAX_CHOICES
         shown = person and choices is not None and any(u.get("visible") for u in choices)
         row = gr.update(visible=shown) if choices is not None else gr.skip()
         reply_box = gr.skip() if live else gr.update(visible=person)
-        return (head, html_transcript, asked, outcome, reply_box, row, *buttons)
+        return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons)
 
     def closed(head: str, html_transcript: str, outcome: str = "") -> tuple:
         return frame(head, html_transcript, "", outcome, False, choice_updates(None))
@@ -271,7 +328,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             names[mine] = human.name
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
                     choices=choice_updates(None))
-        asked: Observation | None = None  # the question the buttons show
+        asked = ""  # the turn id of the question the buttons show
         frames = 0
         try:
             while True:
@@ -285,16 +342,19 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     getter.cancel()
                 public = [e for e in visible(events, seat_view)
                           if seat_view is not None or e.visible_to is None]
-                waiting = human.waiting if human else None
+                question = human.question() if human else None
+                turn = question.turn if question else ""
                 # the buttons are re-sent when the question changes, and every few updates in
                 # case the page skipped one; not every half second: a re-drawn button moves
                 # under the pointer
                 frames += 1
-                buttons = choice_updates(waiting) if waiting is not asked or frames % 4 == 0 else None
-                asked = waiting
+                buttons = (choice_updates(question.obs if question else None)
+                           if turn != asked or frames % 4 == 0 else None)
+                asked = turn
                 yield frame(text(lang, "play.live", match=match_id),
                             transcript_html(public, names, image=pictures, language=lang),
-                            _prompt_markdown(human, lang), person=human is not None, choices=buttons, live=True)
+                            _prompt_html(question, lang), person=human is not None, choices=buttons, live=True,
+                            turn=turn)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
@@ -318,7 +378,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                      transcript_html(final_events, names, image=pictures, language=lang),
                      game_result(match, spec))
 
-    live_outputs = [status, transcript, prompt, result, reply_row, choice_row, *choice_buttons]
+    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 
@@ -334,17 +394,37 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
 
     stop.click(stop_match, [language], [status], concurrency_limit=None, api_visibility="private")
 
-    def send_reply(reply_text: str, lang: str, request: gr.Request) -> tuple[str, str]:
+    def send_reply(reply_text: str, lang: str, turn: str, request: gr.Request) -> tuple:
+        """The person's reply, for the question whose turn id the page showed with it: taken
+        only while that question is the open one. A reply for a question answered already
+        (or timed out) is refused and said so, with the open question drawn again, and the
+        text is left in the box; it never answers the next question."""
         human = HUMANS.get(request.session_hash or visitor_of(request, api.config.trusted_proxy_hops))
-        if human is None or not human.submit((reply_text or "")[:400]):
-            return reply_text, f"<i>{text(lang, 'play.nothing_waiting')}</i>"
-        return "", f"<i>{text(lang, 'play.sent')}</i>"
+        verdict = human.submit((reply_text or "")[:400], turn or "") if human is not None else "closed"
+        if verdict == "sent":
+            return ("", f"<i>{html.escape(text(lang, 'play.sent', number=_number_of(turn)))}</i>", "",
+                    gr.update(visible=False), *[gr.skip()] * MAX_CHOICES)
+        question = human.question() if human is not None else None
+        if verdict == "stale" or turn:
+            note = text(lang, "play.stale", number=_number_of(turn))
+        else:
+            note = text(lang, "play.nothing_waiting")
+        note = f"<p class='da-refused'><b>⚠️ {html.escape(note)}</b></p>"
+        # the open question drawn again with its own turn id and its own buttons (the ones on
+        # the page may still be an earlier question's)
+        obs = question.obs if question else None
+        return (reply_text, _prompt_html(question, lang, note), question.turn if question else "",
+                gr.update(visible=bool(choices_of(obs))), *choice_updates(obs))
 
-    send.click(send_reply, [reply, language], [reply, prompt], concurrency_limit=None, api_visibility="private")
-    reply.submit(send_reply, [reply, language], [reply, prompt], concurrency_limit=None, api_visibility="private")
+    sent_outputs = [reply, prompt, turn_box, choice_row, *choice_buttons]
+    send.click(send_reply, [reply, language, turn_box], sent_outputs, concurrency_limit=None,
+               api_visibility="private")
+    reply.submit(send_reply, [reply, language, turn_box], sent_outputs, concurrency_limit=None,
+                 api_visibility="private")
     for button in choice_buttons:  # a button's value is its option: clicking sends that choice
-        button.click(send_reply, [button, language], [reply, prompt], concurrency_limit=None,
+        button.click(send_reply, [button, language, turn_box], sent_outputs, concurrency_limit=None,
                      api_visibility="private")
+    prompt.change(None, None, None, js=SHOW_QUESTION_JS)
 
     def refresh(game_id: str, n: float, lang: str, *current: str):
         """Newly registered agents appear in the dropdowns (those that play this game)."""
