@@ -66,11 +66,13 @@ async def run(arena: Tournaments, base: str = "house:werewolf-rules", games: int
               settings: dict[str, Any] | None = None, concurrency: int = 8) -> list[dict[str, Any]]:
     """Every protocol on the same seeds with every seat `base`."""
     run_id = uuid.uuid4().hex[:6]
+    rest = dict(settings or {})
+    players = rest.pop("players", None)  # the table's size goes to the tournament's seating
     rows = []
     for name, protocol in CONDITIONS.items():
         tag = study_tag(STUDY, name, run_id)
-        await arena.tournament("werewolf", [base], games, seed=seed, tag=tag,
-                               settings={**(settings or {}), "protocol": protocol}, concurrency=concurrency)
+        await arena.tournament("werewolf", [base], games, seed=seed, tag=tag, settings={**rest, "protocol": protocol},
+                               concurrency=concurrency, players=players)
         rows.append({"condition": name, "what": WORDS[name], "agent": base, "tag": tag,
                      **study_row(arena.store.iter_matches("werewolf", tag=tag))})
     return rows
