@@ -18,7 +18,10 @@ from .game import Game
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
 # the generic leaderboard columns, which a game's own columns must not reuse
-GENERIC_COLUMNS = frozenset({"agent", "matches", "seats", "rating", "rating_low", "rating_high"})
+# the leaderboard's columns for every game (a game's own columns may not reuse them), besides
+# `win_rate_<side>` for each of its sides
+GENERIC_COLUMNS = frozenset({"agent", "matches", "seats", "rating", "rating_low", "rating_high", "win_rate",
+                             "invalid_rate", "avg_latency_ms", "tokens", "infra_rate"})
 
 
 class Tournaments(Protocol):
@@ -313,7 +316,8 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: row (the game's leaderboard columns from summed records) is missing")
     if not spec.metric_columns:
         raise GameSpecError(f"{where}: metric_columns (the game's leaderboard columns) are missing")
-    reused = sorted({c.key for c in spec.metric_columns} & GENERIC_COLUMNS)
+    generic = GENERIC_COLUMNS | {f"win_rate_{side}" for side in spec.record_roles}
+    reused = sorted({c.key for c in spec.metric_columns} & generic)
     if reused:
         raise GameSpecError(f"{where}: metric_columns reuse the generic columns {reused}")
     if not isinstance(spec.view, ReplayView):

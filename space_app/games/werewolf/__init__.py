@@ -26,9 +26,6 @@ from .view import VIEW, why_won
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 METRIC_COLUMNS = (
-    MetricColumn("win_rate", "win %", "seats won, either team", percent=True),
-    MetricColumn("win_rate_village", "win % village", "seats won on the village's side", percent=True),
-    MetricColumn("win_rate_werewolves", "win % werewolf", "seats won as a werewolf", percent=True),
     MetricColumn("win_rate_seer", "win % Seer", "seats won as the Seer", percent=True),
     MetricColumn("win_rate_doctor", "win % Doctor", "seats won as the Doctor", percent=True),
     MetricColumn("win_rate_villager", "win % Villager", "seats won as a Villager", percent=True),

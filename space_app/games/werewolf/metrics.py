@@ -127,9 +127,6 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
 def row(totals: AgentTotals) -> dict[str, Any]:
     every, village, wolves = totals.every, totals.role(VILLAGE), totals.role(WEREWOLVES)
     return {
-        "win_rate": every.wins_rate(),
-        "win_rate_village": village.wins_rate(),
-        "win_rate_werewolves": wolves.wins_rate(),
         **{f"win_rate_{r}": every.rate(f"won_as_{r}", f"as_{r}") for r in ROLES if r != WEREWOLF},
         "identification_precision": village.rate("votes_on_wolves", "votes_cast"),
         "voting_success": every.rate("votes_successful", "votes_cast"),
