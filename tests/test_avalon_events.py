@@ -6,7 +6,6 @@ agents' record and situation) make the same of them as before."""
 
 from __future__ import annotations
 
-import ast
 import json
 from functools import cache
 from pathlib import Path
@@ -195,54 +194,3 @@ def test_the_panels_read_models_and_stored_rows_alike():
         models = KINDS.parse_all(rows)
         for panel in view.VIEW.panels:
             assert panel.build(models, None).equals(panel.build(rows, None)), (name, panel.title)
-
-
-# -- the folder reads fields, not keys (the same checks as the repository-wide test) ---------------
-def _data_reads(tree: ast.AST) -> list[int]:
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == "data":
-            out.append(node.lineno)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-              and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "data"):
-            out.append(node.lineno)
-        elif isinstance(node, ast.Attribute) and node.attr == "data":
-            out.append(node.lineno)
-    return out
-
-
-def _reads_kind(node: ast.AST) -> bool:
-    if isinstance(node, ast.Attribute):
-        return node.attr == "kind"
-    if isinstance(node, ast.Subscript):
-        return isinstance(node.slice, ast.Constant) and node.slice.value == "kind"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == "kind"
-    return isinstance(node, ast.Name) and node.id == "kind"
-
-
-def _strings(node: ast.AST) -> set[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return {node.value}
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return {s for e in node.elts for s in _strings(e)}
-    return set()
-
-
-def test_the_game_reads_its_events_as_models():
-    kinds = set(KINDS.by_kind)
-    found = []
-    for path in sorted(FOLDER.rglob("*.py")):
-        if path.name == "events.py":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), path.name)
-        found += [f"{path.name}:{line} reads data" for line in _data_reads(tree)]
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Compare):
-                sides = [node.left, *node.comparators]
-                named = set().union(*(_strings(s) for s in sides)) & kinds
-                if named and any(_reads_kind(s) for s in sides):
-                    found.append(f"{path.name}:{node.lineno} compares a kind with {sorted(named)}")
-            elif isinstance(node, (ast.Set, ast.Tuple, ast.List)) and len(_strings(node) & kinds) >= 2:
-                found.append(f"{path.name}:{node.lineno} lists kinds by name")
-    assert not found, found
