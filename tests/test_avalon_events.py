@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from space_app.core import get_game
@@ -50,7 +49,6 @@ FORMER_HISTORY_KINDS = {
 OWN_MODELS = (AvalonSetup, Start, QuestStart, Proposal, Intentions, Statement, Silence, Revision, TeamVote,
               VoteResult, QuestCard, QuestResult, AssassinationPhase, EvilReveal, EvilTalk, Assassination, Quizzes,
               QuizQuestion, QuizAnswer, GameOver, AvalonInvalidAction)
-FOLDER = Path(__file__).resolve().parents[1] / "space_app" / "games" / "avalon"
 
 
 @cache
