@@ -69,6 +69,11 @@ class Event(BaseModel):
     def visible_for(self, seat: str) -> bool:
         return self.visible_to is None or seat in self.visible_to
 
+    def __repr__(self) -> str:
+        # short: a match's outcome holds hundreds of events, and asyncio reprs finished tasks
+        return (f"{type(self).__name__}(kind={self.kind!r}, actor={self.actor!r}, round={self.round!r}, "
+                f"seq={self.seq!r})")
+
     def why(self) -> str:
         """Why this happened, when the line does not say it (e.g. an invalid action's reason)."""
         return ""
