@@ -38,7 +38,7 @@ from .config import ArenaConfig
 from .core import GAMES, ResultsPage, Study, get_game
 from .core.events import GENERIC
 from .core.game import Request
-from .core.transcript import seat_events
+from .core.transcript import seen_by
 from .export import snapshot
 from .leaderboard import board
 from .registry import RegistrationError, register_agent
@@ -327,9 +327,8 @@ class ArenaAPI:
         if seat:
             if seat not in [s["seat"] for s in match["seats"]]:
                 raise ApiError(f"no seat {seat!r} in this match")
-            rows, typed = match["events"], GENERIC.parse_all(match["events"])
-            shown = {id(e) for e in seat_events(typed, seat)}  # the stored rows themselves are returned
-            match["events"] = [row for row, e in zip(rows, typed, strict=True) if id(e) in shown]
+            # the stored rows themselves are returned, those the seat was shown
+            match["events"] = [row for row in match["events"] if seen_by(GENERIC.parse(row), seat)]
         return match
 
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,

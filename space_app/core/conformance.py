@@ -309,6 +309,23 @@ def check_rules_text(spec: GameSpec, seed: int = 2) -> None:
                                        "reply format", "a `reply_format=\"\"` passed to `observe()`")
 
 
+def check_events(spec: GameSpec, seed: int = 4) -> None:
+    """Every event the game emits is a model of a kind its spec names, and reads back from its
+    stored row as that same model (so metrics, replays and verify see what the rules emitted)."""
+    played = self_play(spec, seed)
+    for e in played.game.events:
+        if type(e) is Event or e.kind not in spec.events:
+            raise ConformanceError("events", f"{spec.id}: a {e.kind!r} event is not a model of a kind the spec names",
+                                   "a kind missing from the game's `KINDS = EventKinds(...)`, or an event built as "
+                                   "a plain `Event`")
+        back = spec.events.parse(e.to_dict())
+        if type(back) is not type(e) or back != e or back.payload() != e.payload():
+            raise ConformanceError("events", f"{spec.id}: a {e.kind!r} event does not read back from its stored row "
+                                   f"as itself ({type(back).__name__})",
+                                   "a field whose type does not accept what it stores, or two models with one "
+                                   "`kind`")
+
+
 CHECKS: dict[str, Callable[[GameSpec], Any]] = {
     "determinism": check_determinism,
     "no leaks": check_no_leaks,
@@ -317,6 +334,7 @@ CHECKS: dict[str, Callable[[GameSpec], Any]] = {
     "replay": check_replay,
     "bad replies": check_bad_replies,
     "rules text": check_rules_text,
+    "events": check_events,
 }
 
 
@@ -326,7 +344,8 @@ def check_game(spec: GameSpec) -> None:
         check(spec)
 
 
-__all__ = ["CHECKS", "ConformanceError", "SelfPlay", "check_bad_replies", "check_determinism", "check_game",
+__all__ = ["CHECKS", "ConformanceError", "SelfPlay", "check_bad_replies", "check_determinism", "check_events",
+           "check_game",
            "check_no_leaks", "check_protocol", "check_records", "check_replay", "check_result", "check_rules_text",
            "house_repliers",
            "self_play"]

@@ -16,9 +16,14 @@ def without_calls(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if not isinstance(e, Call)]
 
 
+def seen_by(e: Event, seat: str) -> bool:
+    """Whether `seat` was shown the event (call records are never shown to a seat)."""
+    return not isinstance(e, Call) and e.visible_for(seat)
+
+
 def seat_events(events: Iterable[Event], seat: str) -> list[Event]:
-    """Exactly the events `seat` was shown (call records are never shown to a seat)."""
-    return [e for e in events if not isinstance(e, Call) and e.visible_for(seat)]
+    """Exactly the events `seat` was shown."""
+    return [e for e in events if seen_by(e, seat)]
 
 
 def call_reasons(events: Iterable[Event]) -> dict[int, str]:
@@ -61,4 +66,4 @@ def plain_line(e: Event) -> str | None:
     return f"  [{e.kind}] {e.text}"
 
 
-__all__ = ["call_reasons", "plain_line", "reason_for", "seat_events", "without_calls"]
+__all__ = ["call_reasons", "plain_line", "reason_for", "seat_events", "seen_by", "without_calls"]
