@@ -117,8 +117,8 @@ def play(game: str, agent: Agent, *, seat: str | None = None, seed: int = 7, pla
         spec = get_game(game)
     except UnknownGame as exc:
         raise HarnessError(str(exc)) from None
-    n = players or spec.default_players
-    seats = spec.seat_names(n)
+    n = players or spec.facts.default_players
+    seats = spec.facts.seat_names(n)
     mine = seat or seats[0]
     if mine not in seats:
         raise HarnessError(f"no seat {mine!r} in a {n}-player {spec.title}: seats are {', '.join(seats)}")

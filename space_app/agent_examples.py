@@ -86,9 +86,9 @@ def _title(game: str, verb: str, phase: str) -> str:
 def game_examples(game: str, seed: int = SEED) -> list[Example]:
     """The first request of each (verb, phase) in one match of `game` played by its house agents."""
     spec = get_game(game)
-    driver = DRIVERS.get(game) or next(iter(spec.house_agents))
-    agent = spec.house_agents[driver].build()
-    match = spec.make(spec.default_players, seed)
+    driver = DRIVERS.get(game) or next(iter(spec.house.agents))
+    agent = spec.house.agents[driver].build()
+    match = spec.make(spec.facts.default_players, seed)
     found: dict[str, Example] = {}
     for _ in range(MAX_STEPS):
         if match.over:
@@ -99,7 +99,7 @@ def game_examples(game: str, seed: int = SEED) -> list[Example]:
             key = f"{game}/{obs.verb}/{obs.phase}"
             if key not in found:
                 found[key] = Example(key, game, obs.verb, obs.phase, _title(game, obs.verb, obs.phase),
-                                     f"{spec.title}, seed {seed}, {spec.default_players} seats, "
+                                     f"{spec.title}, seed {seed}, {spec.facts.default_players} seats, "
                                      f"seat {request.seat}, played by {driver}", obs)
             text, status, detail = outcome_text(agent.act(obs).text, obs)
             outcomes.append(Outcome(request.seat, text, status, detail))

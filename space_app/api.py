@@ -54,7 +54,7 @@ from .suites.run import run_suite, score
 if TYPE_CHECKING:
     from .sync import RecordSync
 
-MAX_SEATS = max(spec.max_players for spec in GAMES.values())  # the largest table of any game
+MAX_SEATS = max(spec.facts.max_players for spec in GAMES.values())  # the largest table of any game
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
 MAX_SUITE_LIMIT = 1000  # questions one benchmark call may ask
@@ -224,13 +224,13 @@ class ArenaAPI:
         if req.game not in GAMES:
             raise ApiError(f"unknown game {req.game!r}; known: {', '.join(GAMES)}")
         spec = get_game(req.game)
-        n = int(req.settings.get("players", spec.default_players))
+        n = int(req.settings.get("players", spec.facts.default_players))
         if len(req.seats) > n:
             raise ApiError(f"{req.game} has {n} seats, got {len(req.seats)} agents")
         seed = req.seed if req.seed is not None else random.randrange(2**31)
         # random fill: empty seats (or missing ones at the end) get one of the game's fast house agents
         rng = random.Random(seed)
-        house = [name for name, agent in spec.house_agents.items() if agent.random_fill]
+        house = [name for name, agent in spec.house.agents.items() if agent.random_fill]
         given = [s.strip() for s in req.seats] + [""] * (n - len(req.seats))
         seats = [s if s and s != RANDOM_FILL else rng.choice(house) for s in given]
         for s in seats:
@@ -247,7 +247,7 @@ class ArenaAPI:
             raise ApiError(f"invalid settings: seconds: must be more than 0 and at most "
                            f"{self.config.max_turn_seconds:g} (this arena's turn limit)")
         try:
-            spec.settings_class.model_validate({**req.settings, "players": n})
+            spec.rules.settings_class.model_validate({**req.settings, "players": n})
             # the first turn's observations carry the per-turn limits: a setting that
             # makes them invalid is refused now, not found out as an error match
             spec.make(n, seed, {**req.settings, "players": n}).pending()
@@ -518,7 +518,7 @@ class ArenaAPI:
         return list(self.store.records(game, agents=agents))
 
     def _study(self, game: str, study: str) -> Study:
-        found = get_game(game).studies.get(study)
+        found = get_game(game).extras.studies.get(study)
         if found is None:
             raise ApiError(f"game {game!r} has no study {study!r}")
         return found
@@ -543,5 +543,6 @@ class ArenaAPI:
     def results_page(self, game: str) -> ResultsPage | None:
         """The game's own results page from the stored runs, or None when it has none."""
         spec = GAMES.get(game)
-        return spec.results(self.store) if spec is not None and spec.results is not None else None
+        page = spec.presentation.results if spec is not None else None
+        return page(self.store) if page is not None else None
 

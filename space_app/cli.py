@@ -38,11 +38,11 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "language", None):
         settings["language"] = args.language
     for spec in GAMES.values():
-        for key, (_, parse) in spec.setting_shorthands.items():
+        for key, (_, parse) in spec.rules.setting_shorthands.items():
             value = getattr(args, key, None)
             if value is not None:
                 settings[key] = parse(value)
-        for key, load in spec.setting_files.items():
+        for key, load in spec.rules.setting_files.items():
             path = getattr(args, key, None)
             if path is not None:
                 try:
@@ -58,11 +58,11 @@ def add_setting_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--language", choices=["en", "zh"])
     seen: set[str] = set()
     for spec in GAMES.values():
-        for key, (text, _) in spec.setting_shorthands.items():
+        for key, (text, _) in spec.rules.setting_shorthands.items():
             if key not in seen:
                 seen.add(key)
                 p.add_argument(f"--{key}", help=text)
-        for key in spec.setting_files:
+        for key in spec.rules.setting_files:
             if key not in seen:
                 seen.add(key)
                 p.add_argument(f"--{key}", metavar="FILE", help=f"{spec.id}: read the '{key}' setting from this file")
@@ -195,12 +195,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
-    if args.study != "all" and args.study not in spec.studies:
-        raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.studies) or 'none'}")
+    if args.study != "all" and args.study not in spec.extras.studies:
+        raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.extras.studies) or 'none'}")
     arena = _arena(args.db)
-    names = list(spec.studies) if args.study == "all" else [args.study]
+    names = list(spec.extras.studies) if args.study == "all" else [args.study]
     for name in names:
-        study = spec.studies[name]
+        study = spec.extras.studies[name]
         base = args.base or inspect.signature(study.run).parameters["base"].default
         extra = {"judge": args.judge} if args.judge else {}  # only studies that take an LLM judge
         if extra and "judge" not in inspect.signature(study.run).parameters:
@@ -436,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--min-games", type=int, default=0)
     lb.set_defaults(func=cmd_leaderboard)
 
-    studies = sorted({name for spec in GAMES.values() for name in spec.studies})
+    studies = sorted({name for spec in GAMES.values() for name in spec.extras.studies})
     x = sub.add_parser("experiment", help="run a game's studies and print their tables")
     x.add_argument("study", choices=[*studies, "all"])
     x.add_argument("--game", default="spy", choices=sorted(GAMES), help="whose studies (default spy)")
@@ -477,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_rescore)
 
     for spec in GAMES.values():  # each game's own commands (e.g. validate-scripts)
-        for name, (text, run) in spec.commands.items():
+        for name, (text, run) in spec.extras.commands.items():
             # argparse %-formats help text: a game's plain "95%" must reach it as "95%%"
             c = sub.add_parser(name, help=f"{spec.id}: {text}".replace("%", "%%"), add_help=False)
             c.add_argument("rest", nargs=argparse.REMAINDER)
@@ -513,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
 def game_command(argv: list[str]) -> tuple[str, list[str]] | None:
     """(name, the rest) when argv runs a game's own command: its options reach it untouched
     (argparse's remainder would take them for the arena's own); a global --db becomes ARENA_DB."""
-    commands = {name for spec in GAMES.values() for name in spec.commands}
+    commands = {name for spec in GAMES.values() for name in spec.extras.commands}
     i = 0
     db = None
     while i < len(argv) and argv[i].startswith("--db"):
@@ -549,7 +549,7 @@ def _main(argv: list[str] | None) -> int:
     direct = game_command(argv)
     if direct is not None:
         name, rest = direct
-        run = next(spec.commands[name][1] for spec in GAMES.values() if name in spec.commands)
+        run = next(spec.extras.commands[name][1] for spec in GAMES.values() if name in spec.extras.commands)
         return run(rest, _services())
     args = build_parser().parse_args(argv)
     try:

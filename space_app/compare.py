@@ -58,7 +58,7 @@ def compare_tag(a: str, b: str, seed: int) -> str:
 def default_opponents(game: str) -> list[str]:
     """The game's first house agent that fills seats (spy: house:random)."""
     spec = get_game(game)
-    return [next(name for name, agent in spec.house_agents.items() if agent.random_fill)]
+    return [next(name for name, agent in spec.house.agents.items() if agent.random_fill)]
 
 
 def plan_deals(a: str, b: str, opponents: Sequence[str], seat_names: Sequence[str], deals: int, seed: int,
@@ -160,16 +160,16 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
     if deals < 1:
         raise ValueError("compare needs at least one deal")
     spec = get_game(game)
-    n = players or spec.default_players
-    if not spec.min_players <= n <= spec.max_players:
-        raise ValueError(f"{game} takes {spec.min_players} to {spec.max_players} players, got {n}")
+    n = players or spec.facts.default_players
+    if not spec.facts.min_players <= n <= spec.facts.max_players:
+        raise ValueError(f"{game} takes {spec.facts.min_players} to {spec.facts.max_players} players, got {n}")
     opponents = list(opponents or default_opponents(game))
     for agent_spec in {a, b, *opponents}:  # an unknown spec fails before any match is stored
         arena.catalogue.resolve(agent_spec)
         arena.catalogue.check_plays(agent_spec, game)
     values = {**(settings or {}), "players": n}
-    names = spec.seat_names(n, values)
-    planned = plan_deals(a, b, opponents, names, deals, seed, lambda s: spec.deal_roles(n, s, values), spec.roles)
+    names = spec.facts.seat_names(n, values)
+    planned = plan_deals(a, b, opponents, names, deals, seed, lambda s: spec.deal_roles(n, s, values), spec.facts.roles)
     result = Comparison(a, b, game, measure, seed, n, opponents, tag or compare_tag(a, b, seed))
     limit = asyncio.Semaphore(concurrency)
 

@@ -15,13 +15,13 @@ def warm_up(arena: Arena, matches: int) -> None:
 
     async def every_game() -> None:
         for spec in GAMES.values():
-            if spec.demo_agents:
-                await arena.tournament(spec.id, list(spec.demo_agents), matches, seed=2024, tag="demo")
-            for study in spec.studies.values():
+            if spec.house.demo:
+                await arena.tournament(spec.id, list(spec.house.demo), matches, seed=2024, tag="demo")
+            for study in spec.extras.studies.values():
                 # so its plot has something to show: on the game's fast demo agent (a study's own
                 # default base may be a model that takes minutes per match)
-                if study.chart is not None and spec.demo_agents:
-                    await study.run(arena, base=spec.demo_agents[0], games=max(5, matches), seed=7)
+                if study.chart is not None and spec.house.demo:
+                    await study.run(arena, base=spec.house.demo[0], games=max(5, matches), seed=7)
 
     # a thread of its own, so building the arena works under a running loop (Jupyter)
     worker = threading.Thread(target=lambda: arena.run_in_own_loop(every_game()), name="arena-warm-up")

@@ -102,7 +102,7 @@ def snapshot(store: Store, game: str, *, sources: Iterable[str] | None = None, t
     spec = get_game(game)
     rows = board(store, game, sources=kinds, tag=tag, min_matches=min_matches, void_infra=void_infra)
     return {
-        "game": game, "rules_version": spec.rules_version,
+        "game": game, "rules_version": spec.rules.rules_version,
         "filter": {"sources": label(kinds), "tag": tag, "void_infra": void_infra, "min_matches": min_matches,
                    "includes": describe(kinds, tag)},
         "matches": matches_behind(store, game, kinds, tag, void_infra),

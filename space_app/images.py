@@ -1,7 +1,7 @@
 """A game's image references as inline pictures.
 
 Games put short references in events and observations (a murder script's image clue is
-`mystery/<script id>/<file>`); the game resolves one to its file (`GameSpec.image_file`).
+`mystery/<script id>/<file>`); the game resolves one to its file (`Presentation.image_file`).
 Here a file becomes a scaled JPEG data URL, cached, for two readers: the UI's thumbnails
 (`ui/media.py`) and agents that declared `vision`, whose observations get the data URLs in
 place of the references (`inline_images`, called by the runner). Only references already in
@@ -53,9 +53,9 @@ def data_url(path: Path, width: int = MODEL_WIDTH) -> str | None:
 
 def resolver(spec: GameSpec, width: int = MODEL_WIDTH) -> Resolver | None:
     """ref -> data URL for the game's image references, or None when the game has no images."""
-    if spec.image_file is None:
+    if spec.presentation.image_file is None:
         return None
-    image_file = spec.image_file
+    image_file = spec.presentation.image_file
 
     def to_url(ref: str) -> str | None:
         path = image_file(ref)

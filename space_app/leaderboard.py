@@ -31,14 +31,14 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
         MetricColumn("rating_low", "μ 95% low", "lower end of the rating's 95% interval (μ − 1.96σ)"),
         MetricColumn("rating_high", "μ 95% high", "upper end of the rating's 95% interval (μ + 1.96σ)"),
     ]
-    for role in spec.record_roles:
+    for role in spec.facts.record_roles:
         generic.append(MetricColumn(f"rating_{role}_ci", f"rating as {role} ±95%",
                                     f"the agent's rating in {role} seats: μ ± half its 95% interval", text=True))
         generic.append(MetricColumn(f"matches_{role}", f"matches as {role}", f"matches played as {role}"))
     generic.append(MetricColumn("win_rate", "win %", "seats won, on any side", percent=True))
     generic += [MetricColumn(f"win_rate_{role}", f"win % {role}", f"seats won as {role}", percent=True)
-                for role in spec.record_roles]
-    return (*generic, *spec.metric_columns, *FACT_COLUMNS)
+                for role in spec.facts.record_roles]
+    return (*generic, *spec.metrics.columns, *FACT_COLUMNS)
 
 
 # the facts every game has (`core.facts`), after the game's own columns
@@ -56,7 +56,7 @@ def generic_row(spec: GameSpec, t: AgentTotals) -> dict[str, Any]:
     """The columns every game has, from the agent's summed records."""
     every = t.every
     row: dict[str, Any] = {"win_rate": every.wins_rate()}
-    for role in spec.record_roles:
+    for role in spec.facts.record_roles:
         row[f"win_rate_{role}"] = t.role(role).wins_rate()
     row["invalid_rate"] = every.rate(INVALID_ACTIONS, CALLS)
     row["avg_latency_ms"] = every.ratio(LATENCY_MS, CALLS)
@@ -88,7 +88,7 @@ def rows_from(spec: GameSpec, totals: dict[str, AgentTotals], agent_skills: dict
         overall = _interval(agent_skills.get(agent))
         row: dict[str, Any] = {"agent": agent, "matches": t.every.matches, "seats": t.every.seats,
                                "rating": overall["mu"], "rating_low": overall["low"], "rating_high": overall["high"]}
-        for role in spec.record_roles:
+        for role in spec.facts.record_roles:
             per_role = _interval(role_skills.get((agent, role)))
             row[f"matches_{role}"] = t.role(role).matches
             row[f"rating_{role}"] = per_role["mu"]
@@ -96,11 +96,11 @@ def rows_from(spec: GameSpec, totals: dict[str, AgentTotals], agent_skills: dict
             row[f"rating_{role}_high"] = per_role["high"]
             row[f"rating_{role}_ci"] = (f"{per_role['mu']:.1f}±{per_role['mu'] - per_role['low']:.1f}"
                                         if per_role["mu"] is not None else None)
-        for key, value in {**generic_row(spec, t), **spec.row(t)}.items():
+        for key, value in {**generic_row(spec, t), **spec.metrics.row(t)}.items():
             # a rate or a mean comes with its 95% interval and sample size: key_low, key_high, key_n
             row.update(value.to_dict(key) if isinstance(value, (Rate, Mean)) else {key: value})
         rows.append(row)
-    key = spec.sort_by
+    key = spec.metrics.sort_by
     rows.sort(key=lambda r: (r.get(key) is None, -(r.get(key) or 0.0), r["agent"]))
     return rows
 

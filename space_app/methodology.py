@@ -26,7 +26,7 @@ def columns_reference() -> str:
     parts = []
     for game_id in GAMES:
         spec = get_game(game_id)
-        parts.append(f"### {spec.title} (`{game_id}`)\n\n{_cell(spec.ranking_note)}\n")
+        parts.append(f"### {spec.title} (`{game_id}`)\n\n{_cell(spec.metrics.ranking_note)}\n")
         parts.append("| column | key | meaning | shown as |\n|---|---|---|---|")
         for c in columns(spec):
             shown = "percent" if c.percent else "text" if c.text else "number"

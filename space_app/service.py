@@ -79,7 +79,7 @@ class Arena:
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
-            rules=str(spec.rules_version))
+            rules=str(spec.rules.rules_version))
 
         def sink(items: list[tuple[int, Event]]) -> None:
             self.store.append_events(game.match_id, items)
@@ -166,15 +166,15 @@ class Arena:
         matches every agent sits in every seat, hence takes every dealt role, exactly once.
         Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts."""
         spec = get_game(game)
-        n = players or spec.default_players
+        n = players or spec.facts.default_players
         # an unknown spec fails here, before any match is created (not half-way through,
         # leaving the matches already started as 'running' records)
         for agent_spec in {*specs, *(role_specs or {}).values()}:
             self.catalogue.resolve(agent_spec)
             self.catalogue.check_plays(agent_spec, game)
         slots = schedule(list(specs), n, games, seed)
-        seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.roles,
-                                spec.seat_names(n, {**(settings or {}), "players": n}), role_specs,
+        seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.facts.roles,
+                                spec.facts.seat_names(n, {**(settings or {}), "players": n}), role_specs,
                                 block=len(specs))
         plans = [MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag, role_specs=role_specs)
                  for slot in slots]

@@ -65,8 +65,8 @@ def derive(match: dict[str, Any]) -> list[SeatRecord]:
     unreachable calls: `core.facts`) counted here, once for every game."""
     spec = get_game(match["game"])
     # the events read once, as models: the game's metrics take them as they are
-    match = {**match, "events": spec.events.parse_all(match.get("events") or [])}
-    records = [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r) for r in spec.records(match)]
+    match = {**match, "events": spec.rules.events.parse_all(match.get("events") or [])}
+    records = [r if isinstance(r, SeatRecord) else SeatRecord.model_validate(r) for r in spec.metrics.records(match)]
     facts = seat_facts(match["events"], [r.seat for r in records])
     for r in records:
         r.stats.update(facts[r.seat])

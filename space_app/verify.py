@@ -141,7 +141,7 @@ def verify_match(match: dict[str, Any]) -> Verification:
         spec = get_game(game_id)
     except UnknownGame as exc:
         return Verification(match_id, game_id, "skipped", str(exc))
-    note = spec.replay_note(match) if spec.replay_note else None
+    note = spec.rules.replay_note(match) if spec.rules.replay_note else None
     if note:
         return Verification(match_id, game_id, "skipped", f"cannot be replayed: {note}")
     if match.get("status") in ("aborted", "error") and not match.get("events"):
@@ -151,10 +151,10 @@ def verify_match(match: dict[str, Any]) -> Verification:
     try:
         replay(match)
     except _Mismatch as exc:
-        if recorded != str(spec.rules_version):
+        if recorded != str(spec.rules.rules_version):
             played = f"rules version {recorded}" if recorded else "a version that did not record its rules"
             return Verification(match_id, game_id, "older_rules",
-                                f"played under {played}; this arena has version {spec.rules_version} "
+                                f"played under {played}; this arena has version {spec.rules.rules_version} "
                                 f"({exc.detail})", exc.seq)
         return Verification(match_id, game_id, "differs", exc.detail, exc.seq)
     except (ValueError, KeyError, TypeError) as exc:  # a record too damaged to replay at all

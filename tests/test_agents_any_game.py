@@ -62,8 +62,8 @@ def play_with(tmp_path: Path, url: str, game: str) -> dict[str, Any]:
     api = ArenaAPI(ArenaConfig(db=str(tmp_path / f"{game}.db"), demo_matches=0, allow_private_urls=True))
     registered = api.register_agent(url, name="plain")
     spec = get_game(game)
-    fill = [name for name, house in spec.house_agents.items() if house.random_fill]
-    seats = [registered["agent_id"], *(fill[i % len(fill)] for i in range(spec.default_players - 1))]
+    fill = [name for name, house in spec.house.agents.items() if house.random_fill]
+    seats = [registered["agent_id"], *(fill[i % len(fill)] for i in range(spec.facts.default_players - 1))]
     arena = api.arena
     outcome = arena.run_in_own_loop(arena.run(MatchPlan(game, seats, seed=4)))
     match = api.store.get_match(outcome.match_id)

@@ -345,14 +345,14 @@ def test_the_metrics_score_the_quizzes_against_the_selections_and_the_truth():
     for seat in ("P4", "P6"):
         assert by_seat[seat].stats["deduce_correct"] == by_seat[seat].stats["deduce_judged"] == 5
     totals = totals_from(tallies_of_match(by_seat.values()))
-    row = get_game("avalon").row(totals[f"agent-{a}"])
+    row = get_game("avalon").metrics.row(totals[f"agent-{a}"])
     assert row["summarisation_f1"] == pytest.approx(2 / 3) and row["guessing_f1"] == pytest.approx(0.5)
     assert row["deduction_accuracy"].value == 1.0 or a == "P1"
     assert 1.0 <= row["selection_reasonableness"] <= 5.0 and 1.0 <= row["following_score"] <= 5.0
-    keys = {c.key for c in get_game("avalon").metric_columns}
+    keys = {c.key for c in get_game("avalon").metrics.columns}
     assert {"summarisation_f1", "guessing_f1", "deduction_accuracy", "selection_reasonableness",
             "following_score"} <= keys
-    for column in get_game("avalon").metric_columns:
+    for column in get_game("avalon").metrics.columns:
         if column.key in ("selection_reasonableness", "following_score"):
             assert "heuristic judge" in column.label and "heuristic judge" in column.meaning
     assert f1(["I1"], []) == 0.0 and f1([], ["I1"]) == 0.0 and f1(["I1", "I2"], ["I2", "I1"]) == 1.0
@@ -379,7 +379,7 @@ def test_quizzes_follow_the_settings_and_bad_answers_never_block_the_end():
     assert silent.result()["winner"] == "good" and isinstance(silent.events[-1], GameOver)
     # stored settings of an older version lack the keys: the defaults (on) apply, hence rules version 2
     assert AvalonSettings.model_validate({"players": 5}).deduction_quiz is True
-    assert get_game("avalon").rules_version == 2
+    assert get_game("avalon").rules.rules_version == 2
 
 
 def test_rule_bots_answer_the_deduction_quiz_from_their_beliefs_and_random_seats_at_random():
@@ -472,7 +472,7 @@ def arena_match(tmp_path: Any, intent_seats: tuple[str, ...], seed: int) -> tupl
     store = Store(tmp_path / f"intent-{seed}.db")
     arena = Arena(store)
     spec = get_game("avalon")
-    seats = spec.seat_names(6)
+    seats = spec.facts.seat_names(6)
     recorders: dict[str, Recorder] = {}
     extra: dict[str, SeatAgent] = {}
     for seat in seats:
@@ -510,7 +510,7 @@ def test_intentions_reach_only_their_seat_and_spectators_through_the_runner(tmp_
     quiz = [(e.actor, e.quiz) for e in parsed if isinstance(e, QuizQuestion)]
     assert ("P2", "summarise") in quiz and not [q for q in quiz if q[1] == "guess"]  # one intention agent
     assert {s for s, q in quiz if q == "deduce"} == {f"P{i}" for i in range(1, 7)}
-    by_seat = {r.seat: r for r in get_game("avalon").records(record)}
+    by_seat = {r.seat: r for r in get_game("avalon").metrics.records(record)}
     assert by_seat["P2"].stats["summary_asked"] == 1 and by_seat["P2"].stats["intent_statements"] == len(notes)
     assert 0.0 <= by_seat["P2"].stats["summary_f1"] <= 1.0
     assert verify_match(record).verdict == "identical"
@@ -521,7 +521,7 @@ def test_two_intention_agents_guess_each_other_and_the_match_verifies(tmp_path):
     guesses = {e.actor: e.about for e in KINDS.parse_all(record["events"])
                if isinstance(e, QuizQuestion) and e.quiz == "guess"}
     assert guesses == {"P1": "P4", "P4": "P1"}
-    by_seat = {r.seat: r for r in get_game("avalon").records(record)}
+    by_seat = {r.seat: r for r in get_game("avalon").metrics.records(record)}
     for seat in ("P1", "P4"):
         stats = by_seat[seat].stats
         assert stats["guess_asked"] == 1 and stats["summary_asked"] == 1
@@ -537,8 +537,8 @@ def test_two_intention_agents_guess_each_other_and_the_match_verifies(tmp_path):
 
 def test_the_house_intention_agent_is_registered_but_never_fills_a_seat_at_random():
     spec = get_game("avalon")
-    house = spec.house_agents["house:avalon-intent-local"]
-    assert house.random_fill is False and "house:avalon-intent-local" not in spec.demo_agents
+    house = spec.house.agents["house:avalon-intent-local"]
+    assert house.random_fill is False and "house:avalon-intent-local" not in spec.house.demo
     agent = house.build()  # builds without loading the model (that happens in prepare)
     assert isinstance(agent, AvalonIntentionAgent) and agent.name == "house:avalon-intent-local"
     assert agent.games == ("avalon",)
@@ -547,7 +547,7 @@ def test_the_house_intention_agent_is_registered_but_never_fills_a_seat_at_rando
 def test_the_replay_panels_show_intentions_and_quizzes_to_spectators_and_only_its_own_to_a_seat():
     game, who = constructed()
     events = KINDS.parse_all(as_match(game)["events"])
-    view = get_game("avalon").view
+    view = get_game("avalon").presentation.view
     panels = {p.title.split(" ")[0]: p for p in view.panels}
     a, b = who["a"][0], who["b"][0]
     everything = panels["Intentions"].build(visible(events, None), None)

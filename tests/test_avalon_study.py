@@ -90,7 +90,7 @@ def test_a_study_without_a_judge_refuses_one(tmp_path, capsys):
 
 def test_the_quiz_suite_has_sound_items_built_the_same_every_time():
     spec = get_game("avalon")
-    assert SUITE in spec.quizzes and spec.quizzes[SUITE].types == TYPES
+    assert SUITE in spec.extras.quizzes and spec.extras.quizzes[SUITE].types == TYPES
     suite = open_suite(SUITE)
     items = suite.loaded.items
     assert suite.game == "avalon" and not suite.loaded.dropped and not suite.loaded.repaired

@@ -94,7 +94,7 @@ def test_the_rule_agent_plays_a_full_match(game):
     agent = load_rule_agent().agent
     assert game in agent.games
     spec = get_game(game)
-    match = spec.make(spec.default_players, 5)
+    match = spec.make(spec.facts.default_players, 5)
     out = asyncio.run(play(match, {seat: SeatAgent(agent, "rule-agent") for seat in match.seats}))
     assert out.status == "finished", out.error
     calls = [e for e in out.events if e.kind == "call"]

@@ -268,8 +268,8 @@ def test_a_fixed_role_agent_leaves_the_rotating_agents_balanced(tmp_path):
 def test_whole_blocks_give_equal_counts_for_any_number_of_agents(k, n, games):
     agents = [f"a{i}" for i in range(k)]
     spec = get_game("spy")
-    counts = count_seating(schedule(agents, n, games, seed=1), lambda s: spec.deal_roles(n, s), spec.roles,
-                           spec.seat_names(n), block=k)
+    counts = count_seating(schedule(agents, n, games, seed=1), lambda s: spec.deal_roles(n, s), spec.facts.roles,
+                           spec.facts.seat_names(n), block=k)
     assert counts.exact
     assert len({tuple(sorted(c.items())) for c in counts.by_role.values()}) == 1
     assert len({tuple(sorted(c.items())) for c in counts.by_seat.values()}) == 1
@@ -281,10 +281,10 @@ def test_whole_blocks_give_equal_counts_for_any_number_of_agents(k, n, games):
 def test_a_partial_block_keeps_counts_within_one(k, games):
     agents = [f"a{i}" for i in range(k)]
     spec = get_game("spy")
-    counts = count_seating(schedule(agents, 6, games, seed=2), lambda s: spec.deal_roles(6, s), spec.roles,
-                           spec.seat_names(6), block=k)
+    counts = count_seating(schedule(agents, 6, games, seed=2), lambda s: spec.deal_roles(6, s), spec.facts.roles,
+                           spec.facts.seat_names(6), block=k)
     assert not counts.exact
-    for seat in spec.seat_names(6):
+    for seat in spec.facts.seat_names(6):
         got = [counts.by_seat.get(a, Counter())[seat] for a in agents]
         assert max(got) - min(got) <= 1
     spies = [counts.by_role.get(a, Counter())["spy"] for a in agents]
@@ -294,8 +294,8 @@ def test_a_partial_block_keeps_counts_within_one(k, games):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_each_games_deal_hook_is_the_deal_its_game_makes(game):
     spec = get_game(game)
-    for n in sorted({spec.min_players, spec.default_players}):
-        if game == "mystery" and n != spec.default_players:
+    for n in sorted({spec.facts.min_players, spec.facts.default_players}):
+        if game == "mystery" and n != spec.facts.default_players:
             continue  # a script has its own number of characters
         for seed in range(20):
             built = spec.make(n, seed)

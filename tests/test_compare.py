@@ -49,13 +49,13 @@ def test_the_bootstrap_interval_is_seeded_and_holds_the_mean():
 @pytest.mark.parametrize(("game", "deals"), [("spy", 20), ("avalon", 25)])
 def test_the_seat_covers_every_role_equally_and_only_a_and_b_differ(game, deals):
     spec = get_game(game)
-    n = spec.default_players
-    planned = plan_deals("A", "B", ["o1", "o2"], spec.seat_names(n), deals, 3,
-                         lambda s: spec.deal_roles(n, s), spec.roles)
+    n = spec.facts.default_players
+    planned = plan_deals("A", "B", ["o1", "o2"], spec.facts.seat_names(n), deals, 3,
+                         lambda s: spec.deal_roles(n, s), spec.facts.roles)
     roles = Counter(d.role for d in planned)
     assert len(set(roles.values())) == 1 and sum(roles.values()) == deals
     for d in planned:
-        i = spec.seat_names(n).index(d.seat)
+        i = spec.facts.seat_names(n).index(d.seat)
         assert spec.deal_roles(n, d.seed)[i] == d.role
         assert d.seats_a[i] == "A" and d.seats_b[i] == "B"
         assert [s for j, s in enumerate(d.seats_a) if j != i] == [s for j, s in enumerate(d.seats_b) if j != i]

@@ -42,12 +42,12 @@ def test_no_leaks_over_more_deals(game, seed):
 def test_a_failed_check_names_its_likely_cause():
     spy = get_game("spy")
 
-    class Unseeded(spy.game_class):  # draws its deal from the process, not the seed
+    class Unseeded(spy.rules.game_class):  # draws its deal from the process, not the seed
         def __init__(self, seats, seed, settings):
             super().__init__(seats, random.randrange(1_000_000), settings)
 
     with pytest.raises(ConformanceError) as failed:
-        check_determinism(dataclasses.replace(spy, game_class=Unseeded))
+        check_determinism(dataclasses.replace(spy, rules=dataclasses.replace(spy.rules, game_class=Unseeded)))
     assert failed.value.check == "determinism"
     assert "random.Random(seed)" in str(failed.value)
 
@@ -113,7 +113,7 @@ class Hanging(Agent):
 
 def house(game: str) -> list[str]:
     spec = get_game(game)
-    return [name for name, agent in spec.house_agents.items() if agent.random_fill]
+    return [name for name, agent in spec.house.agents.items() if agent.random_fill]
 
 
 def run(store_path: Any, game: str, seed: int, extra: dict[str, SeatAgent] | None = None,
@@ -122,7 +122,7 @@ def run(store_path: Any, game: str, seed: int, extra: dict[str, SeatAgent] | Non
     spec = get_game(game)
     store = Store(store_path)
     arena = Arena(store)
-    names = spec.seat_names(spec.default_players)
+    names = spec.facts.seat_names(spec.facts.default_players)
     pool = house(game)
     recorders: dict[str, Recorder] = {}
     seats = dict(extra or {})
@@ -189,9 +189,9 @@ def test_a_finished_match_gives_one_record_per_seat_and_a_full_leaderboard_row(t
     spec = get_game(game)
     record, _ = run(tmp_path / "r.db", game, seed=3)
     assert record["status"] == "finished"
-    records = spec.records(record)
+    records = spec.metrics.records(record)
     assert sorted(r.seat for r in records) == sorted(s["seat"] for s in record["seats"])
-    assert {r.role for r in records} <= set(spec.record_roles)
+    assert {r.role for r in records} <= set(spec.facts.record_roles)
     won = {r.team for r in records if r.won}
     assert len(won) <= 1, "seats of one team win or lose together"
     store = Store(tmp_path / "r.db")
@@ -220,7 +220,7 @@ def test_a_stored_match_verifies_and_a_tampered_one_is_named(tmp_path, game):
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_garbage_crashing_and_hanging_agents_never_end_a_match(tmp_path, game):
     spec = get_game(game)
-    names = spec.seat_names(spec.default_players)
+    names = spec.facts.seat_names(spec.facts.default_players)
     hanging = Hanging()
     extra = {names[0]: SeatAgent(Garbage("garbage"), "garbage"),
              names[1]: SeatAgent(Crashing("crashing"), "crashing"),

@@ -35,7 +35,7 @@ def defines_kinds(path: Path) -> bool:
 
 
 def event_kinds() -> set[str]:
-    return {kind for spec in GAMES.values() for kind in spec.events.by_kind}
+    return {kind for spec in GAMES.values() for kind in spec.rules.events.by_kind}
 
 
 def is_data_key(node: ast.AST) -> bool:

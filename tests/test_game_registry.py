@@ -69,29 +69,41 @@ def test_an_unknown_game_is_a_clear_error():
 SPY = GAMES["spy"]
 
 
-@pytest.mark.parametrize("change, part", [
-    ({"id": ""}, "id"),
-    ({"id": "two words"}, "id"),
-    ({"title": ""}, "title is missing"),
-    ({"game_class": dict}, "game_class"),
-    ({"settings_class": dict}, "settings_class"),
-    ({"min_players": 7}, "players"),
-    ({"roles": ()}, "roles are missing"),
-    ({"records": None}, "records (the game's metrics"),
-    ({"row": None}, "row (the game's leaderboard columns"),
-    ({"metric_columns": ()}, "metric_columns"),
-    ({"metric_columns": (MetricColumn("matches", "games", "games played"),)}, "reuse the generic columns"),
-    ({"view": None}, "view"),
-    ({"house_agents": {"helper": SPY.house_agents["house:random"]}}, "house:<name>"),
-    ({"demo_agents": ("house:nobody",)}, "demo agent"),
-    ({"seat_namer": lambda n, settings: ["A"] * n}, "seat names"),
+def respec(facet: str | None = None, spec_id: str = "broken", **fields):
+    """SPY under another id with its house agents left out (their names belong to spy), with
+    `fields` changed in one facet (or the facet itself replaced: `respec(metrics=None)`)."""
+    spec = dataclasses.replace(SPY, id=spec_id, house=dataclasses.replace(SPY.house, agents={}, demo=()))
+    if facet is None:
+        return dataclasses.replace(spec, **fields)
+    return dataclasses.replace(spec, **{facet: dataclasses.replace(getattr(spec, facet), **fields)})
+
+
+@pytest.mark.parametrize("facet, change, part", [
+    (None, {"spec_id": ""}, "id"),
+    (None, {"spec_id": "two words"}, "id"),
+    (None, {"metrics": None}, "metrics must be a Metrics"),
+    (None, {"presentation": SPY.metrics}, "presentation must be a Presentation"),
+    ("facts", {"title": ""}, "facts.title is missing"),
+    ("rules", {"game_class": dict}, "rules.game_class"),
+    ("rules", {"settings_class": dict}, "rules.settings_class"),
+    ("facts", {"min_players": 7}, "players"),
+    ("facts", {"roles": ()}, "facts.roles are missing"),
+    ("metrics", {"records": None}, "metrics.records (a match's per-seat records"),
+    ("metrics", {"row": None}, "metrics.row (the game's leaderboard columns"),
+    ("metrics", {"columns": ()}, "metrics.columns"),
+    ("metrics", {"columns": (MetricColumn("matches", "games", "games played"),)}, "reuse the generic columns"),
+    ("presentation", {"view": None}, "presentation.view"),
+    ("house", {"agents": {"helper": SPY.house.agents["house:random"]}}, "house:<name>"),
+    ("house", {"demo": ("house:nobody",)}, "demo agent"),
+    ("facts", {"seat_namer": lambda n, settings: ["A"] * n}, "seat names"),
 ])
-def test_a_spec_missing_a_part_is_refused_naming_it(change, part):
-    broken = dataclasses.replace(SPY, **{"id": "broken", "house_agents": {}, "demo_agents": (), **change})
+def test_a_spec_missing_a_part_is_refused_naming_it(facet, change, part):
+    spec_id = change.pop("spec_id", "broken")
+    broken = respec(facet, spec_id, **change)
     with pytest.raises(GameSpecError) as err:
         register(broken)
     assert part in str(err.value)
-    assert "broken" not in GAMES and (change.get("id") or "broken") not in GAMES
+    assert "broken" not in GAMES and spec_id not in GAMES
 
 
 def test_a_house_agent_name_belongs_to_one_game():
@@ -118,5 +130,5 @@ def test_an_agent_is_seated_only_in_games_it_declares(tmp_path):
 def test_random_fill_uses_the_games_own_fast_house_agents(tmp_path):
     api = ArenaAPI(ArenaConfig(db=str(tmp_path / "f.db"), demo_matches=0))
     fill = {s for seed in range(30) for s in api.plan({"game": "spy", "seats": [], "seed": seed}).seats}
-    fast = {name for name, agent in SPY.house_agents.items() if agent.random_fill}
+    fast = {name for name, agent in SPY.house.agents.items() if agent.random_fill}
     assert fill == fast and "house:smollm2" not in fill

@@ -79,4 +79,4 @@ def test_a_games_result_table_uses_its_own_words_in_the_matchs_language():
     assert "卧底 P1 在第 1 轮被投出" in table  # the game's own line on why, in Chinese
     english = game_result({**match, "settings": {"language": "en"}}, spy)
     assert "**Winner: civilian**" in english and "| P1 | a | spy | 茶 | 0 |" in english
-    assert spy.title_in("zh") == "谁是卧底" and spy.title_in("fr") == spy.title == "Who is the Spy"
+    assert spy.facts.title_in("zh") == "谁是卧底" and spy.facts.title_in("fr") == spy.title == "Who is the Spy"

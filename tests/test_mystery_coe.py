@@ -192,7 +192,7 @@ def test_the_results_page_shows_the_heat_map_the_scores_and_links(tmp_path: Path
                  "--rounds", "1", "--db", db]) == 0
     assert main(["--db", db, "bench", "mystery-tingyu-teahouse", "--agent", NAIVE, "--limit", "6"]) == 0
     capsys.readouterr()
-    assert get_game("mystery").results is results_page
+    assert get_game("mystery").presentation.results is results_page
     page = results_page(Store(db))
     sections = {s.title: s for s in page.sections}
     assert "heuristic (similarity)" in page.note

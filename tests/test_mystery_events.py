@@ -157,7 +157,7 @@ def stored() -> dict[str, Any]:
 
 
 def test_the_spec_names_the_games_kinds():
-    assert get_game("mystery").events is KINDS
+    assert get_game("mystery").rules.events is KINDS
     assert OWN_KINDS <= set(KINDS.by_kind)
     assert all(KINDS.model_of(k) is not Event for k in OWN_KINDS)
 
@@ -231,7 +231,7 @@ def test_readers_give_the_same_from_stored_rows_and_from_models(played):
     assert outcome(rows) == outcome(models) != "error" and faction(rows) == faction(models)
     for seat in game.seats:
         assert seat_of(rows, seat) == seat_of(models, seat)
-    assert get_game("mystery").replay_note(rows) is None
+    assert get_game("mystery").rules.replay_note(rows) is None
 
 
 if __name__ == "__main__":

@@ -604,12 +604,12 @@ def test_the_replay_panels_show_discussion_questions_votes_and_images():
 # -- through the arena -------------------------------------------------------------------------------
 def test_the_game_is_registered_with_the_characters_as_seats():
     spec = get_game("mystery")
-    assert spec.title == "Murder mystery" and spec.roles == (MURDERER, INNOCENT)
-    assert spec.sides == (MURDERER, INNOCENTS) and (spec.min_players, spec.max_players) == (4, 7)
+    assert spec.title == "Murder mystery" and spec.facts.roles == (MURDERER, INNOCENT)
+    assert spec.facts.sides == (MURDERER, INNOCENTS) and (spec.facts.min_players, spec.facts.max_players) == (4, 7)
     default = get_script(shipped_ids("en")[0])
-    assert spec.default_players == len(default.roles)
-    assert spec.seat_names(spec.default_players) == [r.name for r in default.roles]
-    assert {"house:mystery-naive", "house:mystery-random"} <= set(spec.house_agents)
+    assert spec.facts.default_players == len(default.roles)
+    assert spec.facts.seat_names(spec.facts.default_players) == [r.name for r in default.roles]
+    assert {"house:mystery-naive", "house:mystery-random"} <= set(spec.house.agents)
 
 
 @pytest.mark.parametrize("script_id", SCRIPTS)
@@ -697,7 +697,7 @@ def test_a_match_on_an_edited_or_withdrawn_script_says_why_it_cannot_replay():
     game = make(SCRIPTS[0], rounds=1)
     drive(game)
     match = {"settings": game.settings.model_dump(), "events": as_record(game)["events"]}
-    assert spec.replay_note(match) is None
+    assert spec.rules.replay_note(match) is None
     match["events"][0] = setup_of(game).model_copy(update={"digest": "0" * 16}).to_dict()
-    assert "has been edited" in spec.replay_note(match)
-    assert "no longer shipped" in spec.replay_note({"settings": {"script": "gone"}, "events": []})
+    assert "has been edited" in spec.rules.replay_note(match)
+    assert "no longer shipped" in spec.rules.replay_note({"settings": {"script": "gone"}, "events": []})

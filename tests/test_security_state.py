@@ -105,7 +105,7 @@ def test_word_pairs_and_names_in_a_replay_are_inert():
     assert len(page.splitlines()) == 2 + 2 + len(words), "a word broke the table"
     events = [{"seq": 0, "kind": "statement", "actor": "P1", "round": 1, "text": HOSTILE[0] + HOSTILE[4],
                "visible_to": None, "data": {}}]
-    html_page = transcript_html(get_game("spy").events.parse_all(events), {"P1": HOSTILE[4]})
+    html_page = transcript_html(get_game("spy").rules.events.parse_all(events), {"P1": HOSTILE[4]})
     assert "<img" not in html_page and "<script" not in html_page
 
 

@@ -107,7 +107,7 @@ def make_sync(hub: SimpleNamespace, tmp_path: Path) -> Iterator[Callable[..., Re
 
 
 def play(arena: Arena, seeds: list[int]) -> list[str]:
-    n = get_game("spy").default_players
+    n = get_game("spy").facts.default_players
     specs = ["house:heuristic", "house:random"]
     ids = []
     for seed in seeds:
@@ -260,7 +260,7 @@ def test_create_arena_restores_then_records(hub, make_sync, tmp_path, monkeypatc
         assert api.sync.scheduler.folder_path == (tmp_path / "space" / "sync").resolve()
 
         # a new match and a registry change reach the dataset
-        n = get_game("spy").default_players
+        n = get_game("spy").facts.default_players
         result = asyncio.run(api.run_match({"game": "spy", "seats": ["house:random"] * n,
                                             "seed": 5, "settings": PAIR}))
         api.store.upsert_agent("alice/bot-2", name="bot2", kind="remote", src="alice/bot2",

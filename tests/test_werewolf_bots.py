@@ -84,7 +84,7 @@ def test_the_protocol_study_runs_every_protocol_on_the_same_seeds(tmp_path):
     store = Store(str(tmp_path / "study.db"))
     try:
         arena = Arena(store)
-        study = SPEC.studies["protocol"]
+        study = SPEC.extras.studies["protocol"]
         rows = arena.run_in_own_loop(study.run(arena, games=2, seed=5, settings={"players": 6}))
         assert [r["condition"] for r in rows] == ["round-robin", "bidding", "parallel"]
         assert all(r["games"] == 2 and r["seeds"] == rows[0]["seeds"] for r in rows)

@@ -608,7 +608,7 @@ def test_records_count_identification_voting_and_key_roles():
 
     totals = totals_from(tallies_of_match(recs.values()))
     figures = row(next(iter(totals.values())) if len(totals) == 1 else AgentTotals("x"))
-    assert set(figures) == {c.key for c in SPEC.metric_columns}
+    assert set(figures) == {c.key for c in SPEC.metrics.columns}
 
 
 def test_the_panels_show_a_seat_only_what_it_saw():

@@ -1,4 +1,4 @@
-"""Each game says in one line why the winner of a finished match won (`GameSpec.why_won`),
+"""Each game says in one line why the winner of a finished match won (`Presentation.why_won`),
 and the result table carries that line."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_every_finished_match_says_why_its_winner_won(tmp_path, game_id):
     db = tmp_path / "t.db"
     games = "12" if game_id == "spy" else "3"
     assert cli_main(["--db", str(db), "tournament", game_id, "--games", games, "--seed", "5",
-                     "--seats", *spec.demo_agents]) == 0
+                     "--seats", *spec.house.demo]) == 0
     store = Store(str(db))
     try:
         found = [store.get_match(m["id"]) for m in store.list_matches(limit=20)]
@@ -34,19 +34,19 @@ def test_every_finished_match_says_why_its_winner_won(tmp_path, game_id):
     finished = [m for m in found if m["status"] == "finished"]
     assert finished
     for match in finished:
-        why = spec.explain_win(match)
+        why = spec.presentation.explain_win(match)
         assert any(p in why for p in EXPECTED[game_id]), why
-        assert markdown_text(why) in result_markdown(match, spec.view.result_columns, why=why)
+        assert markdown_text(why) in result_markdown(match, spec.presentation.view.result_columns, why=why)
 
 
 def test_an_unfinished_or_unreadable_match_explains_nothing():
     spec = get_game("spy")
-    assert spec.explain_win({"status": "running", "result": {}}) == ""
-    assert spec.explain_win({"status": "finished", "result": {"roles": 3}}) == ""
+    assert spec.presentation.explain_win({"status": "running", "result": {}}) == ""
+    assert spec.presentation.explain_win({"status": "finished", "result": {"roles": 3}}) == ""
 
 
 def test_spy_names_how_the_spy_went_out_or_survived():
-    why = get_game("spy").why_won
+    why = get_game("spy").presentation.why_won
     out = {"status": "finished", "settings": {}, "events": [
         {"kind": "elimination", "actor": "P3", "data": {"reason": "vote"}}],
            "result": {"spy": "P3", "eliminated_round": {"P3": 2}, "scores": {}, "rounds_played": 2}}

@@ -21,7 +21,7 @@ from ..core import GAMES, AgentKind, HouseAgent
 from ..store import Store
 from ..suites import suite_games, suite_house_agents
 
-# House agents that play every game; each game adds its own (GameSpec.house_agents).
+# House agents that play every game; each game adds its own (its spec's `HouseAgents`).
 GENERIC_HOUSE: dict[str, HouseAgent] = {
     "house:smollm2": HouseAgent("LLMAgent on the embedded SmolLM2-135M-Instruct (CPU, slow).",
                                 lambda: LLMAgent(local_caller(), name="house:smollm2",
@@ -34,7 +34,7 @@ def house_agents() -> dict[str, HouseAgent]:
     """Every house agent: the generic ones, each registered game's and each suite's."""
     out = dict(GENERIC_HOUSE)
     for spec in GAMES.values():
-        out.update(spec.house_agents)
+        out.update(spec.house.agents)
     for name, (description, build) in suite_house_agents().items():
         out.setdefault(name, HouseAgent(description, build, random_fill=False))
     return out
@@ -44,7 +44,7 @@ def house_games(name: str) -> tuple[str, ...]:
     """The games (and question-suite labels) a house agent plays."""
     if name in GENERIC_HOUSE:
         return (*GAMES, *(g for g in suite_games() if g not in GAMES))
-    games = [g.id for g in GAMES.values() if name in g.house_agents]
+    games = [g.id for g in GAMES.values() if name in g.house.agents]
     if name in suite_house_agents():
         built = suite_house_agents()[name][1]
         # a suite agent that names no games answers every suite's questions
@@ -54,13 +54,13 @@ def house_games(name: str) -> tuple[str, ...]:
 
 def agent_kinds() -> dict[str, AgentKind]:
     """The outside platforms' agent kinds the registered games bring (spy: `wis`)."""
-    return {name: kind for spec in GAMES.values() for name, kind in spec.agent_kinds.items()}
+    return {name: kind for spec in GAMES.values() for name, kind in spec.house.kinds.items()}
 
 
 def wrappers() -> dict[str, Callable[[Agent], Agent]]:
     out: dict[str, Callable[[Agent], Agent]] = {}
     for spec in GAMES.values():
-        out.update(spec.wrappers)
+        out.update(spec.house.wrappers)
     return out
 
 

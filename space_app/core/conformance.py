@@ -61,11 +61,11 @@ Replier = Callable[[str, Observation], str | Outcome]  # (seat, observation) -> 
 
 def house_repliers(spec: GameSpec, players: int) -> dict[str, Replier]:
     """Each seat played by the game's cheap house agents in turn (those that fill empty seats)."""
-    pool = [agent.build() for agent in spec.house_agents.values() if agent.random_fill]
+    pool = [agent.build() for agent in spec.house.agents.values() if agent.random_fill]
     if not pool:
         raise ConformanceError("house agents", f"{spec.id} has no house agent with random_fill",
                                "declare at least one cheap, offline house agent in the GameSpec")
-    seats = spec.seat_names(players)
+    seats = spec.facts.seat_names(players)
     return {seat: _replier(pool[i % len(pool)]) for i, seat in enumerate(seats)}
 
 
@@ -78,7 +78,7 @@ def self_play(spec: GameSpec, seed: int, repliers: dict[str, Replier] | None = N
               on_step: Callable[[Game], None] | None = None) -> SelfPlay:
     """Play one match to its end, each reply read exactly as the runner reads it; `on_step`
     sees the game before each step's requests are answered (e.g. to print new events)."""
-    n = players or spec.default_players
+    n = players or spec.facts.default_players
     game = spec.make(n, seed, settings)
     game.match_id = f"conformance{seed}"
     repliers = {**house_repliers(spec, n), **(repliers or {})}
@@ -201,7 +201,7 @@ def check_protocol(spec: GameSpec, seeds: Iterable[int] = range(5)) -> None:
         return Outcome(seat, text)
 
     for seed in seeds:
-        repliers = {seat: first_option for seat in spec.seat_names(spec.default_players)}
+        repliers = {seat: first_option for seat in spec.facts.seat_names(spec.facts.default_players)}
         played = self_play(spec, seed, repliers)
         for seat, seen in played.seen.items():
             for obs in seen:
@@ -231,7 +231,7 @@ def check_result(spec: GameSpec, game: Game) -> None:
         raise ConformanceError("result", f"{spec.id}: scores or roles do not name every seat "
                                f"(scores {sorted(result['scores'])}, roles {sorted(result['roles'])})",
                                "a seat eliminated early left out of the result")
-    unknown = set(result["roles"].values()) - set(spec.roles)
+    unknown = set(result["roles"].values()) - set(spec.facts.roles)
     if unknown:
         raise ConformanceError("result", f"{spec.id}: roles {sorted(unknown)} are not in the spec's roles",
                                "add them to GameSpec.roles, or fix the role names the rules deal")
@@ -241,12 +241,12 @@ def check_records(spec: GameSpec, seed: int = 3) -> None:
     """A finished match gives one record per seat, with a known role, and the seats of a team
     win or lose together."""
     played = self_play(spec, seed)
-    records = spec.records(played.record())
+    records = spec.metrics.records(played.record())
     seats = sorted(played.game.seats)
     if sorted(r.seat for r in records) != seats:
         raise ConformanceError("records", f"{spec.id}: records for {sorted(r.seat for r in records)}, seats {seats}",
                                "`records(match)` must give exactly one SeatRecord per seat")
-    unknown = {r.role for r in records} - set(spec.record_roles)
+    unknown = {r.role for r in records} - set(spec.facts.record_roles)
     if unknown:
         raise ConformanceError("records", f"{spec.id}: record roles {sorted(unknown)} are not declared",
                                "declare them in the GameSpec's roles (or record_roles)")
@@ -278,7 +278,7 @@ def check_replay(spec: GameSpec, seed: int = 5) -> None:
 def check_bad_replies(spec: GameSpec, seed: int = 9) -> None:
     """Seats whose replies are garbage, missing (error), late (timeout) or unreadable never end
     the match: the game applies its rule and reaches a full result."""
-    game = spec.make(spec.default_players, seed)
+    game = spec.make(spec.facts.default_players, seed)
     seats = game.seats
 
     def garbage(seat: str, obs: Observation) -> str:
@@ -314,11 +314,11 @@ def check_events(spec: GameSpec, seed: int = 4) -> None:
     stored row as that same model (so metrics, replays and verify see what the rules emitted)."""
     played = self_play(spec, seed)
     for e in played.game.events:
-        if type(e) is Event or e.kind not in spec.events:
+        if type(e) is Event or e.kind not in spec.rules.events:
             raise ConformanceError("events", f"{spec.id}: a {e.kind!r} event is not a model of a kind the spec names",
                                    "a kind missing from the game's `KINDS = EventKinds(...)`, or an event built as "
                                    "a plain `Event`")
-        back = spec.events.parse(e.to_dict())
+        back = spec.rules.events.parse(e.to_dict())
         if type(back) is not type(e) or back != e or back.payload() != e.payload():
             raise ConformanceError("events", f"{spec.id}: a {e.kind!r} event does not read back from its stored row "
                                    f"as itself ({type(back).__name__})",

@@ -1,7 +1,7 @@
 """Per-seat records: what a finished match says about each seat, derived once from its
-events by the game's metrics (`GameSpec.records`) and stored beside it (rebuildable with
+events by the game's metrics (`Metrics.records`) and stored beside it (rebuildable with
 `rescore`), and their sums (`Tally`, `AgentTotals`) from which a game computes its
-leaderboard row (`GameSpec.row`) without reading any event.
+leaderboard row (`Metrics.row`) without reading any event.
 """
 
 from __future__ import annotations

@@ -60,8 +60,8 @@ def register(spec: GameSpec) -> GameSpec:
     check_spec(spec)
     if spec.id in _registered and _registered[spec.id] is not spec:
         raise GameSpecError(f"game {spec.id!r} is registered twice")
-    taken = {name: other.id for other in _registered.values() if other.id != spec.id for name in other.house_agents}
-    for name in spec.house_agents:
+    taken = {name: other.id for other in _registered.values() if other.id != spec.id for name in other.house.agents}
+    for name in spec.house.agents:
         if name in taken:
             raise GameSpecError(f"game spec {spec.id!r}: house agent {name!r} is already {taken[name]!r}'s")
     _registered[spec.id] = spec

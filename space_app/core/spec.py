@@ -1,10 +1,11 @@
 """GameSpec: everything generic code (API, service, catalogue, CLI, UI) needs to know
-about a game, declared as data by the game's folder. Generic code asks `get_game(id)`
-for it and never imports a game module."""
+about a game, declared as data by the game's folder in six facets (facts, rules, metrics,
+presentation, house agents, extras), each read only by the generic code that needs it.
+Generic code asks `get_game(id)` for it and never imports a game module."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, get_args
@@ -15,6 +16,7 @@ from sdk.agent import Agent
 
 from .events import EventKinds
 from .game import Game
+from .records import AgentTotals, SeatRecord
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
 # the generic leaderboard columns, which a game's own columns must not reuse
@@ -28,7 +30,7 @@ class Tournaments(Protocol):
     """What a study needs of the arena that runs it (the service's `Arena` is one); a game
     never imports the service."""
 
-    store: Any
+    store: MatchStore
 
     async def tournament(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
                          concurrency: int = 8, settings: dict[str, Any] | None = None, tag: str = "",
@@ -95,11 +97,11 @@ class Study:
     describe: str
     columns: tuple[str, ...]
     run: Callable[..., Awaitable[list[dict[str, Any]]]]  # run(arena, base=..., games=..., seed=..., ...)
-    chart: Callable[[Any], Any] | None = None  # store -> DataFrame(bar, condition, value) of the newest run
+    chart: Callable[[MatchStore], Any] | None = None  # store -> DataFrame(bar, condition, value) of the newest run
     chart_order: tuple[str, ...] = ()  # the bars in the order they are drawn
     # store -> rows of the newest run, each with condition, what (the condition in words), tag,
     # seeds, match_ids and the columns' figures with their _low/_high/_n (for the UI's report)
-    newest: Callable[[Any], list[dict[str, Any]]] | None = None
+    newest: Callable[[MatchStore], list[dict[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,79 +165,139 @@ class ResultsPage:
     sections: tuple[ResultsSection, ...]
 
 
+class MatchStore(Protocol):
+    """What a game's hooks (results page, study reports, its own commands) read of the store;
+    the store satisfies it, and a game never imports it."""
+
+    def get_match(self, match_id: str, *, with_events: bool = True) -> MatchRecord | None: ...
+
+    def list_matches(self, *, game: str | None = None, agent_id: str | None = None, status: str | None = None,
+                     tag: str | None = None, since: float | None = None, limit: int = 100, offset: int = 0,
+                     agent_ids: Sequence[str] = (), agent_name: str | None = None) -> list[MatchRecord]: ...
+
+    def iter_matches(self, game: str | None, *, status: str | None = "finished", tag: str | None = None,
+                     chunk: int = 200, order: str = "created") -> Iterator[MatchRecord]: ...
+
+    def answers(self, suite: str, agent_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def suites_answered(self) -> list[tuple[str, str, int]]: ...
+
+    def verdicts(self, match_ids: Sequence[str] | None = None, judge: str | None = None) -> list[dict[str, Any]]: ...
+
+    def verdict_judges(self) -> list[str]: ...
+
+    def save_verdicts(self, rows: list[dict[str, Any]]) -> None: ...
+
+
 @dataclass(frozen=True)
-class GameSpec:
-    id: str
+class Facts:
+    """What the game is: its title, its table (seats, their names and count) and what a seat
+    can be dealt. Read by the catalogue, the seating and every page that names the game."""
+
     title: str  # in English; `titles` holds it in other languages (`title_in`)
-    game_class: type[Game]
-    settings_class: type[BaseModel]
     min_players: int
     max_players: int
     default_players: int
     roles: tuple[str, ...]  # every role a seat can be dealt (a result's `roles` values)
-    # the game's metrics: a finished match's events -> one SeatRecord per seat (role, team,
-    # won, score, summable stats), derived once when it ends and stored beside it
-    records: Callable[[MatchRecord], list[Any]]
-    # an agent's summed records (space_app.records.AgentTotals) -> its row of the game's columns
-    row: Callable[[Any], dict[str, Any]]
-    metric_columns: tuple[MetricColumn, ...]  # the game's own columns (generic ones come first)
-    ranking_note: str  # how the leaderboard is ordered, shown above it
-    view: ReplayView
-    # the column rows are ranked by (highest first): by default the conservative rating μ − 1.96σ,
-    # so an agent with few matches (wide interval) does not top the board on luck
-    sort_by: str = "rating_low"
     # the sides a seat plays for, as its records' `role` (per-side leaderboard columns, ratings
     # and plots); empty: the roles themselves are the sides (spy: spy, civilian)
     sides: tuple[str, ...] = ()
-    # one agent's stored records in the order played -> rows {agent, game (n-th played), <value>}
-    # for the "over games" plot, and the value's label
-    history: Callable[[str, Iterable[Any]], list[dict[str, Any]]] | None = None
-    history_label: str = "rating"
-    rules_doc: Path | None = None
-    house_agents: Mapping[str, HouseAgent] = field(default_factory=dict)
-    wrappers: Mapping[str, Callable[[Agent], Agent]] = field(default_factory=dict)  # "+name" seat suffixes
-    studies: Mapping[str, Study] = field(default_factory=dict)
-    demo_agents: tuple[str, ...] = ()  # played against each other on an empty store
-    setting_files: Mapping[str, Callable[[Path], Any]] = field(default_factory=dict)  # key -> file loader
-    # CLI shorthands for one setting: key -> (help, text -> value), e.g. spy's --pair tea/coffee
-    setting_shorthands: Mapping[str, tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
+    # the title in other languages, e.g. {"zh": "谁是卧底"}: what a page in that language shows
+    titles: Mapping[str, str] = field(default_factory=dict)
     # (players, settings) -> seat names, e.g. a murder script's characters; None: P1..Pn
     seat_namer: Callable[[int, Mapping[str, Any]], list[str]] | None = None
-    # bump when a rule change makes a seed and the same replies give other events: `verify`
-    # then tells an old record from a tampered one
-    rules_version: int = 1
-    # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
-    quizzes: Mapping[str, QuizSet] = field(default_factory=dict)
-    # the game's own commands for the headless CLI: name -> (help, main(argv, services) -> exit
-    # code), e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
-    commands: Mapping[str, GameCommand] = field(default_factory=dict)
-    # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
-    replay_note: Callable[[MatchRecord], str | None] | None = None
-    # (seat names, seed, parsed settings) -> each seat's role, from the game's own pure dealing
-    # code (the same the game class calls): balanced seating and duplicate comparisons read the
-    # deal without building a game; None: `deal_roles` builds one and asks its `seat_roles`
-    deal: Callable[[list[str], int, Any], list[str]] | None = None
-    # the game's own results page (store -> ResultsPage), shown on the Results tab; None: none
-    results: Callable[[Any], ResultsPage] | None = None
-    # a finished match -> one line on why its winner won (e.g. "the spy P3 was voted out in
-    # round 2"), shown with the result; None: the result shows only the winner
-    why_won: Callable[[MatchRecord], str] | None = None
-    # an image reference in an event's `data.images` -> the file it names (e.g. a murder
-    # script's image clue), so replays can show it; None: the game has no images
-    image_file: Callable[[str], Path | None] | None = None
     # settings -> the player count they call for by default (a murder script's characters in that
     # language); None: `default_players` whatever the settings
     players_for: Callable[[Mapping[str, Any]], int] | None = None
-    # the title in other languages, e.g. {"zh": "谁是卧底"}: what a page in that language shows
-    titles: Mapping[str, str] = field(default_factory=dict)
-    # the game's values (roles, sides, winners) and result-column names in other languages,
-    # language -> {value: word}, e.g. {"zh": {"spy": "卧底"}}: a result table in that language
-    value_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def title_in(self, language: str | None) -> str:
+        """The game's title in `language` (English when it has none there)."""
+        return self.titles.get(language or "en", self.title)
+
+    @property
+    def record_roles(self) -> tuple[str, ...]:
+        """What a seat record's `role` can be: the sides, or the roles when sides are the roles."""
+        return self.sides or self.roles
+
+    def seat_names(self, n: int, settings: Mapping[str, Any] | None = None) -> list[str]:
+        return self.seat_namer(n, settings or {}) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]
+
+    def players_by_default(self, settings: Mapping[str, Any] | None = None) -> int:
+        """How many seats a match with these settings has unless told otherwise."""
+        return self.players_for(settings or {}) if self.players_for is not None else self.default_players
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How a match is played and replayed: the game class, its settings, its event vocabulary,
+    its dealing. Read by the runner, verify, seating and the settings forms."""
+
+    game_class: type[Game]
+    settings_class: type[BaseModel]
     # the game's event vocabulary (the generic kinds and its own models in `games/<id>/events.py`):
     # how stored rows read back as models and how the transcript shows each kind
     events: EventKinds = field(default_factory=EventKinds)
-    # kinds of agents the game brings for an outside platform's protocol, by kind name (`wis`)
-    agent_kinds: Mapping[str, AgentKind] = field(default_factory=dict)
+    rules_doc: Path | None = None
+    # bump when a rule change makes a seed and the same replies give other events: `verify`
+    # then tells an old record from a tampered one
+    rules_version: int = 1
+    # (seat names, seed, parsed settings) -> each seat's role, from the game's own pure dealing
+    # code (the same the game class calls): balanced seating and duplicate comparisons read the
+    # deal without building a game; None: `GameSpec.deal_roles` builds one and asks its `seat_roles`
+    deal: Callable[[list[str], int, Any], list[str]] | None = None
+    setting_files: Mapping[str, Callable[[Path], Any]] = field(default_factory=dict)  # key -> file loader
+    # CLI shorthands for one setting: key -> (help, text -> value), e.g. spy's --pair tea/coffee
+    setting_shorthands: Mapping[str, tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
+    # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
+    replay_note: Callable[[MatchRecord], str | None] | None = None
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the game is played in: its settings' `language` choices (a Literal),
+        or English alone when it has no such setting."""
+        field_info = self.settings_class.model_fields.get("language")
+        choices = get_args(field_info.annotation) if field_info is not None else ()
+        return tuple(str(c) for c in choices) or ("en",)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """What a finished match says about each seat and how an agent's sums become its row of
+    the leaderboard. Read by the standings and the leaderboard."""
+
+    # a finished match's events -> one SeatRecord per seat (role, team, won, score, summable
+    # stats), derived once when it ends and stored beside it
+    records: Callable[[MatchRecord], list[SeatRecord]]
+    # an agent's summed records -> its row of the game's own columns
+    row: Callable[[AgentTotals], dict[str, Any]]
+    columns: tuple[MetricColumn, ...]  # the game's own columns (generic ones come first)
+    ranking_note: str  # how the leaderboard is ordered, shown above it
+    # the column rows are ranked by (highest first): by default the conservative rating μ − 1.96σ,
+    # so an agent with few matches (wide interval) does not top the board on luck
+    sort_by: str = "rating_low"
+    # one agent's stored records in the order played -> rows {agent, game (n-th played), <value>}
+    # for the "over games" plot, and the value's label
+    history: Callable[[str, Iterable[SeatRecord]], list[dict[str, Any]]] | None = None
+    history_label: str = "rating"
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How the game is shown beyond the generic transcript: replay panels, the winner's reason,
+    pictures, words for its values in other languages and its results page. Read by the UI."""
+
+    view: ReplayView
+    # a finished match -> one line on why its winner won (e.g. "the spy P3 was voted out in
+    # round 2"), shown with the result; None: the result shows only the winner
+    why_won: Callable[[MatchRecord], str] | None = None
+    # an image reference in an event's `images` -> the file it names (e.g. a murder script's
+    # image clue), so replays can show it; None: the game has no images
+    image_file: Callable[[str], Path | None] | None = None
+    # the game's values (roles, sides, winners) and result-column names in other languages,
+    # language -> {value: word}, e.g. {"zh": {"spy": "卧底"}}: a result table in that language
+    value_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # the game's own results page (store -> ResultsPage), shown on the Results tab; None: none
+    results: Callable[[MatchStore], ResultsPage] | None = None
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -246,49 +308,71 @@ class GameSpec:
         except (KeyError, TypeError, ValueError, AttributeError):
             return ""  # an older record without what the hook reads: the winner alone still shows
 
-    def players_by_default(self, settings: Mapping[str, Any] | None = None) -> int:
-        """How many seats a match with these settings has unless told otherwise."""
-        return self.players_for(settings or {}) if self.players_for is not None else self.default_players
-
     def word_for(self, value: str, language: str | None) -> str:
         """One of the game's values (a role, a side, a winner) in `language`, else as it is."""
         return (self.value_words.get(language or "en") or {}).get(value, value)
 
-    def title_in(self, language: str | None) -> str:
-        """The game's title in `language` (English when it has none there)."""
-        return self.titles.get(language or "en", self.title)
+
+@dataclass(frozen=True)
+class HouseAgents:
+    """The agents that ship with the game: house agents by name, "+name" seat wrappers, the
+    demo's line-up and kinds of agents for an outside platform. Read by the catalogue."""
+
+    agents: Mapping[str, HouseAgent] = field(default_factory=dict)
+    wrappers: Mapping[str, Callable[[Agent], Agent]] = field(default_factory=dict)  # "+name" seat suffixes
+    demo: tuple[str, ...] = ()  # played against each other on an empty store
+    # kinds of agents the game brings for an outside platform's protocol, by kind name (`wis`)
+    kinds: Mapping[str, AgentKind] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What a game may bring beyond matches: studies, question sets and its own CLI commands."""
+
+    studies: Mapping[str, Study] = field(default_factory=dict)
+    # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
+    quizzes: Mapping[str, QuizSet] = field(default_factory=dict)
+    # the game's own commands for the headless CLI: name -> (help, main(argv, services) -> exit
+    # code), e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
+    commands: Mapping[str, GameCommand] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game's contract with the arena, in facets each read only by the generic code that
+    needs it: `facts` (title, table), `rules` (game class, settings, events, dealing),
+    `metrics` (per-seat records, leaderboard columns), `presentation` (replay panels, results
+    page), `house` (agents it ships) and `extras` (studies, quizzes, commands)."""
+
+    id: str
+    facts: Facts
+    rules: Rules
+    metrics: Metrics
+    presentation: Presentation
+    house: HouseAgents = field(default_factory=HouseAgents)
+    extras: Extras = field(default_factory=Extras)
 
     @property
-    def languages(self) -> tuple[str, ...]:
-        """The languages the game is played in: its settings' `language` choices (a Literal),
-        or English alone when it has no such setting."""
-        field_info = self.settings_class.model_fields.get("language")
-        choices = get_args(field_info.annotation) if field_info is not None else ()
-        return tuple(str(c) for c in choices) or ("en",)
-
-    @property
-    def record_roles(self) -> tuple[str, ...]:
-        """What a seat record's `role` can be: the sides, or the roles when sides are the roles."""
-        return self.sides or self.roles
-
-    def seat_names(self, n: int, settings: Mapping[str, Any] | None = None) -> list[str]:
-        return self.seat_namer(n, settings or {}) if self.seat_namer else [f"P{i}" for i in range(1, n + 1)]
+    def title(self) -> str:
+        return self.facts.title
 
     def make(self, n_seats: int, seed: int, settings: dict[str, Any] | None = None) -> Game:
+        """A new match of `n_seats` seats (named by the facts) with this seed and these settings."""
         values = {**(settings or {})}
         values.setdefault("players", n_seats)
-        parsed = self.settings_class.model_validate(values)
-        return self.game_class(self.seat_names(n_seats, values), seed, parsed)
+        parsed = self.rules.settings_class.model_validate(values)
+        return self.rules.game_class(self.facts.seat_names(n_seats, values), seed, parsed)
 
     def deal_roles(self, n_seats: int, seed: int, settings: Mapping[str, Any] | None = None) -> list[str]:
         """Each seat's role (in seat order) in a match of this seed and these settings."""
         values = {**(settings or {})}
         values.setdefault("players", n_seats)
-        if self.deal is None:
+        names = self.facts.seat_names(n_seats, values)
+        if self.rules.deal is None:
             roles = self.make(n_seats, seed, values).seat_roles()
-            return [roles.get(seat, "") for seat in self.seat_names(n_seats, values)]
-        parsed = self.settings_class.model_validate(values)
-        return list(self.deal(self.seat_names(n_seats, values), seed, parsed))
+            return [roles.get(seat, "") for seat in names]
+        parsed = self.rules.settings_class.model_validate(values)
+        return list(self.rules.deal(names, seed, parsed))
 
 
 class GameSpecError(ValueError):
@@ -296,49 +380,57 @@ class GameSpecError(ValueError):
 
 
 def check_spec(spec: GameSpec) -> None:
-    """Refuse an incomplete spec at registration, naming the part that is missing."""
+    """Refuse an incomplete spec at registration, naming the facet and the part that is missing."""
     if not spec.id or not spec.id.isidentifier():
         raise GameSpecError(f"game spec {spec.id!r}: id must be a short identifier, e.g. 'avalon'")
     where = f"game spec {spec.id!r}"
-    if not spec.title:
-        raise GameSpecError(f"{where}: title is missing")
-    if not (isinstance(spec.game_class, type) and issubclass(spec.game_class, Game)):
-        raise GameSpecError(f"{where}: game_class must be a Game subclass")
-    if not (isinstance(spec.settings_class, type) and issubclass(spec.settings_class, BaseModel)):
-        raise GameSpecError(f"{where}: settings_class must be a pydantic model")
-    if not 1 <= spec.min_players <= spec.default_players <= spec.max_players:
-        raise GameSpecError(f"{where}: players must satisfy 1 <= min_players <= default_players <= max_players")
-    if not spec.roles:
-        raise GameSpecError(f"{where}: roles are missing")
-    if not callable(spec.records):
-        raise GameSpecError(f"{where}: records (the game's metrics: a match's per-seat records) is missing")
-    if not callable(spec.row):
-        raise GameSpecError(f"{where}: row (the game's leaderboard columns from summed records) is missing")
-    if not spec.metric_columns:
-        raise GameSpecError(f"{where}: metric_columns (the game's leaderboard columns) are missing")
-    generic = GENERIC_COLUMNS | {f"win_rate_{side}" for side in spec.record_roles}
-    reused = sorted({c.key for c in spec.metric_columns} & generic)
+    facets = (("facts", Facts), ("rules", Rules), ("metrics", Metrics), ("presentation", Presentation),
+              ("house", HouseAgents), ("extras", Extras))
+    for name, facet in facets:
+        if not isinstance(getattr(spec, name), facet):
+            raise GameSpecError(f"{where}: {name} must be a {facet.__name__}")
+    facts, rules, metrics, shown, house = spec.facts, spec.rules, spec.metrics, spec.presentation, spec.house
+    if not facts.title:
+        raise GameSpecError(f"{where}: facts.title is missing")
+    if not 1 <= facts.min_players <= facts.default_players <= facts.max_players:
+        raise GameSpecError(f"{where}: facts: players must satisfy 1 <= min_players <= default_players <= max_players")
+    if not facts.roles:
+        raise GameSpecError(f"{where}: facts.roles are missing")
+    if not (isinstance(rules.game_class, type) and issubclass(rules.game_class, Game)):
+        raise GameSpecError(f"{where}: rules.game_class must be a Game subclass")
+    if not (isinstance(rules.settings_class, type) and issubclass(rules.settings_class, BaseModel)):
+        raise GameSpecError(f"{where}: rules.settings_class must be a pydantic model")
+    if not callable(metrics.records):
+        raise GameSpecError(f"{where}: metrics.records (a match's per-seat records) is missing")
+    if not callable(metrics.row):
+        raise GameSpecError(f"{where}: metrics.row (the game's leaderboard columns from summed records) is missing")
+    if not metrics.columns:
+        raise GameSpecError(f"{where}: metrics.columns (the game's leaderboard columns) are missing")
+    generic = GENERIC_COLUMNS | {f"win_rate_{side}" for side in facts.record_roles}
+    reused = sorted({c.key for c in metrics.columns} & generic)
     if reused:
-        raise GameSpecError(f"{where}: metric_columns reuse the generic columns {reused}")
-    if not isinstance(spec.view, ReplayView):
-        raise GameSpecError(f"{where}: view (its replay panels) is missing")
-    for panel in spec.view.panels:
+        raise GameSpecError(f"{where}: metrics.columns reuse the generic columns {reused}")
+    if not isinstance(shown.view, ReplayView):
+        raise GameSpecError(f"{where}: presentation.view (its replay panels) is missing")
+    for panel in shown.view.panels:
         bad_bar = panel.kind == "bar" and not (panel.x and panel.y)
         if panel.kind not in ("table", "bar") or not panel.columns or bad_bar:
             raise GameSpecError(f"{where}: replay panel {panel.title!r} needs columns, and x and y for a bar chart")
-    for name in spec.house_agents:
+    if shown.results is not None and not callable(shown.results):
+        raise GameSpecError(f"{where}: presentation.results must be a function of the store that returns a "
+                            "ResultsPage")
+    for name in house.agents:
         if not name.startswith("house:"):
             raise GameSpecError(f"{where}: house agent {name!r} must be named house:<name>")
-    for name in spec.demo_agents:
-        if name not in spec.house_agents:
+    for name in house.demo:
+        if name not in house.agents:
             raise GameSpecError(f"{where}: demo agent {name!r} is not one of its house agents")
-    if spec.results is not None and not callable(spec.results):
-        raise GameSpecError(f"{where}: results must be a function of the store that returns a ResultsPage")
-    names = spec.seat_names(spec.default_players)
-    if len(names) != spec.default_players or len(set(names)) != len(names):
-        raise GameSpecError(f"{where}: seat names must be {spec.default_players} distinct names")
+    names = facts.seat_names(facts.default_players)
+    if len(names) != facts.default_players or len(set(names)) != len(names):
+        raise GameSpecError(f"{where}: facts: seat names must be {facts.default_players} distinct names")
 
 
-__all__ = ["GENERIC_COLUMNS", "AgentKind", "ArenaServices", "GameCommand", "GameSpec", "GameSpecError", "HouseAgent",
-           "MetricColumn", "Panel", "QuizSet", "ReplayView", "ResultsPage", "ResultsSection", "Study", "Tournaments",
-           "check_spec"]
+__all__ = ["GENERIC_COLUMNS", "AgentKind", "ArenaServices", "Extras", "Facts", "GameCommand", "GameSpec",
+           "GameSpecError", "HouseAgent", "HouseAgents", "MatchStore", "MetricColumn", "Metrics", "Panel",
+           "Presentation", "QuizSet", "ReplayView", "ResultsPage", "ResultsSection", "Rules", "Study",
+           "Tournaments", "check_spec"]

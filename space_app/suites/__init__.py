@@ -45,7 +45,7 @@ register(SuiteSource(
 
 # every game's question sets (e.g. a murder script's CoE quizzes) are suites too
 for _spec in GAMES.values():
-    for _suite_id, _quiz in _spec.quizzes.items():
+    for _suite_id, _quiz in _spec.extras.quizzes.items():
         register(SuiteSource(id=_suite_id, title=_quiz.title, path=None, game=_spec.id, describe=_quiz.describe,
                              types=_quiz.types, items=_quiz.items, rules=_quiz.rules))
 

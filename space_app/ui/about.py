@@ -17,7 +17,7 @@ def build_about_tab(words: Interface) -> None:
     # English and shown as they are in every page language; in another language a note says so
     words(gr.Markdown(text("en", "about.docs_note"), visible=False, elem_id="about-docs-note"),
           value="about.docs_note", visible=lambda lang: lang != DEFAULT_LANGUAGE)
-    pages = [spec.rules_doc for spec in GAMES.values() if spec.rules_doc is not None]
+    pages = [spec.rules.rules_doc for spec in GAMES.values() if spec.rules.rules_doc is not None]
     for path in [*pages, DOCS / "build-an-agent.md"]:
         if path.is_file():
             gr.Markdown(path.read_text(encoding="utf-8"))

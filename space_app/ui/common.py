@@ -84,4 +84,4 @@ def when(ts: float | None) -> str:
 
 def game_choices(language: str) -> list[tuple[str, str]]:
     """Every game for a dropdown: its title in the page's language, its id."""
-    return [(g.title_in(language), g.id) for g in GAMES.values()]
+    return [(g.facts.title_in(language), g.id) for g in GAMES.values()]

@@ -77,7 +77,7 @@ def includes(lang: str, kinds: frozenset[str] | set[str]) -> str:
 def role_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
     out = []
     for r in rows:
-        for role in spec.record_roles:
+        for role in spec.facts.record_roles:
             value = r.get(f"win_rate_{role}")
             if value is not None:
                 # one bar per (agent, role): Gradio stacks bars that share an x value
@@ -91,8 +91,8 @@ HISTORY_POINTS = 300  # per agent: a long history is thinned to this many points
 
 def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], kinds: frozenset[str]) -> pd.DataFrame:
     """The game's value over each top agent's seats, from the stored records (no events)."""
-    label = spec.history_label
-    if spec.history is None or not rows:
+    label = spec.metrics.history_label
+    if spec.metrics.history is None or not rows:
         return pd.DataFrame(columns=["agent", "game", label])
     agents = [r["agent"] for r in rows[:HISTORY_AGENTS]]
     played: dict[str, list] = {a: [] for a in agents}
@@ -102,7 +102,7 @@ def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], kin
         played[record["agent_id"]].append(from_row(record))
     out = []
     for agent, records in played.items():
-        points = spec.history(agent, records)
+        points = spec.metrics.history(agent, records)
         step = max(1, len(points) // HISTORY_POINTS)
         out += [p for i, p in enumerate(points) if i % step == 0 or i == len(points) - 1]
     return pd.DataFrame(out, columns=["agent", "game", label])
@@ -110,7 +110,7 @@ def history_frame(api: ArenaAPI, spec: GameSpec, rows: list[dict[str, Any]], kin
 
 def charted_study(spec: GameSpec) -> tuple[str, Any] | None:
     """The game's first study that draws a chart of its newest run."""
-    return next(((name, s) for name, s in spec.studies.items() if s.chart is not None), None)
+    return next(((name, s) for name, s in spec.extras.studies.items() if s.chart is not None), None)
 
 
 def study_frame(api: ArenaAPI, spec: GameSpec) -> pd.DataFrame:
@@ -167,9 +167,9 @@ def study_markdown(api: ArenaAPI, spec: GameSpec, lang: str = "en") -> str:
 def study_how(lang: str, spec: GameSpec) -> str:
     """How to run the game's charted study, here or from the CLI ('' without one)."""
     charted = charted_study(spec)
-    if charted is None or not spec.demo_agents:
+    if charted is None or not spec.house.demo:
         return ""
-    return text(lang, "leaderboard.study_how", agent=spec.demo_agents[0], describe=charted[1].describe)
+    return text(lang, "leaderboard.study_how", agent=spec.house.demo[0], describe=charted[1].describe)
 
 
 def history_title(lang: str, label: str) -> str:
@@ -201,14 +201,14 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
                                             elem_id="download-json", scale=0), label="leaderboard.download_json")
     # the table's caption (how the game ranks) and column names are the game's own words
     table = gr.Dataframe(leaderboard_frame(default, []), interactive=False, elem_id="leaderboard-table",
-                         label=default.ranking_note)
+                         label=default.metrics.ranking_note)
     with words(gr.Accordion(text("en", "leaderboard.columns_box"), open=False), label="leaderboard.columns_box"):
         meanings = gr.Markdown(columns_markdown(default))
     with words(gr.Accordion(text("en", "leaderboard.methodology_box"), open=False, elem_id="methodology"),
                label="leaderboard.methodology_box"):
         gr.Markdown(methodology_text())  # documentation: English in every language
     with gr.Row():
-        label = default.history_label
+        label = default.metrics.history_label
         history = words(gr.LinePlot(pd.DataFrame(columns=["agent", "game", label]), x="game",
                                     y=label, color="agent", title=history_title("en", label),
                                     x_title=text("en", "leaderboard.seats_played"), y_title=label.replace("_", " ")),
@@ -252,7 +252,8 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
         if not rows and DEMO not in kinds:
             note = text(lang, "leaderboard.no_matches", note=note)
         return (note, csv_path, json_path,
-                gr.Dataframe(leaderboard_frame(spec, rows), label=spec.ranking_note), columns_markdown(spec, lang),
+                gr.Dataframe(leaderboard_frame(spec, rows), label=spec.metrics.ranking_note),
+                columns_markdown(spec, lang),
                 history_frame(api, spec, rows, kinds), role_frame(spec, rows), study_frame(api, spec),
                 study_markdown(api, spec, lang))
 
@@ -267,9 +268,9 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
     async def study_now(game_id: str, n: float, lang: str):
         spec = get_game(game_id)
         found = charted_study(spec)
-        if found is None or not spec.demo_agents:
+        if found is None or not spec.house.demo:
             return study_frame(api, spec), study_markdown(api, spec, normal(lang))
-        await api.run_study(spec.id, found[0], base=spec.demo_agents[0], games=int(n), seed=7)
+        await api.run_study(spec.id, found[0], base=spec.house.demo[0], games=int(n), seed=7)
         return study_frame(api, spec), study_markdown(api, spec, normal(lang))
 
     run_study.click(study_now, [game, study_games, language], [study, study_report], api_visibility="private",

@@ -1,5 +1,5 @@
 """Images in transcripts: an event's image references (e.g. a murder script's image clues)
-become small inline thumbnails, resolved to files by the match's game (`GameSpec.image_file`,
+become small inline thumbnails, resolved to files by the match's game (`Presentation.image_file`,
 through `space_app.images`). Inline data, not file routes: no folder has to be opened to the
 web server, and a reference the game does not know shows as text."""
 

@@ -143,7 +143,7 @@ def display_name(request: gr.Request | None, nickname: str) -> str:
     return f"{clean_name(user or nickname, NAME_LIMIT) or 'guest'} (person)"
 
 
-MAX_SEATS = max(spec.max_players for spec in GAMES.values())  # seat slots on the page: the largest table
+MAX_SEATS = max(spec.facts.max_players for spec in GAMES.values())  # seat slots on the page: the largest table
 MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
 NAME_LIMIT = 24
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
@@ -155,11 +155,11 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
     """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
     the game, the rest hidden; a choice that no longer fits falls back to random fill."""
     spec = get_game(game_id)
-    n = max(spec.min_players, min(int(players or spec.default_players), spec.max_players))
-    names = spec.seat_names(n, {"language": lang})  # a murder script's characters in that language
+    n = max(spec.facts.min_players, min(int(players or spec.facts.default_players), spec.facts.max_players))
+    names = spec.facts.seat_names(n, {"language": lang})  # a murder script's characters in that language
     choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *api.seat_choices(game_id)]
     values = [RANDOM_FILL, *choices[1:]]
-    demo = list(spec.demo_agents) or [RANDOM_FILL]
+    demo = list(spec.house.demo) or [RANDOM_FILL]
     out = []
     for i in range(MAX_SEATS):
         if i < n:
@@ -175,7 +175,8 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
 
 def game_languages(spec: GameSpec, lang: str) -> Any:
     """The language control for a game: the languages it is played in."""
-    return gr.update(choices=[(LANGUAGES[code], code) for code in spec.languages if code in LANGUAGES], value=lang)
+    choices = [(LANGUAGES[code], code) for code in spec.rules.languages if code in LANGUAGES]
+    return gr.update(choices=choices, value=lang)
 
 
 def my_seat_choices(lang: str, names: list[str]) -> list[tuple[str, str]]:
@@ -184,7 +185,7 @@ def my_seat_choices(lang: str, names: list[str]) -> list[tuple[str, str]]:
 
 def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Interface) -> dict[str, Any]:
     default = get_game(DEFAULT_GAME)
-    default_names = default.seat_names(default.default_players)
+    default_names = default.facts.seat_names(default.facts.default_players)
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
         with gr.Column(scale=2, elem_id="play-setup"):
@@ -197,7 +198,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 seed = words(gr.Textbox(value="", label=text("en", "play.seed"), max_length=12,
                                         placeholder=text("en", "play.seed_placeholder")),
                              label="play.seed", placeholder="play.seed_placeholder")
-            players = words(gr.Slider(default.min_players, default.max_players, value=default.default_players,
+            table = default.facts
+            players = words(gr.Slider(table.min_players, table.max_players, value=table.default_players,
                                       step=1, label=text("en", "play.players"), elem_id="play-players"),
                             label="play.players")
             with gr.Row():
@@ -216,7 +218,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                              value="play.stop")
             with words(gr.Accordion(text("en", "play.seats_box"), open=True, elem_id="seat-box"),
                        label="play.seats_box"):
-                initial = seat_updates(api, default.id, default.default_players)
+                initial = seat_updates(api, default.id, default.facts.default_players)
                 for i in range(MAX_SEATS):
                     props = initial[i]
                     dd = gr.Dropdown(choices=props.get("choices", [RANDOM_FILL]), value=props.get("value"),
@@ -242,9 +244,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
 
     def reshape(game_id: str, n: float, lang: str, *current: str):
         spec = get_game(game_id)
-        n = max(spec.min_players, min(int(n or spec.default_players), spec.max_players))
-        names = spec.seat_names(n, {"language": normal(lang)})
-        return (gr.update(minimum=spec.min_players, maximum=spec.max_players, value=n),
+        n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
+        names = spec.facts.seat_names(n, {"language": normal(lang)})
+        return (gr.update(minimum=spec.facts.min_players, maximum=spec.facts.max_players, value=n),
                 gr.update(choices=my_seat_choices(normal(lang), names), value=WATCH_ONLY),
                 *seat_updates(api, game_id, n, list(current), normal(lang)))
 
@@ -252,8 +254,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         """The game's seats, and its languages: a game played only in English switches the
         page to English (the control is the game's language)."""
         spec = get_game(game_id)
-        lang = lang if lang in spec.languages else spec.languages[0]
-        return (*reshape(game_id, spec.players_by_default({"language": lang}), lang, *current),
+        lang = lang if lang in spec.rules.languages else spec.rules.languages[0]
+        return (*reshape(game_id, spec.facts.players_by_default({"language": lang}), lang, *current),
                 game_languages(spec, lang))
 
     shaped = [players, my_seat, *seat_dropdowns]
@@ -265,9 +267,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         picks other seats (a murder script of that language: its characters, its count) those;
         every choice that still fits is kept."""
         spec, lang = get_game(game_id), normal(lang)
-        if spec.players_for is not None:
-            n = spec.players_by_default({"language": lang})
-        names = spec.seat_names(int(n), {"language": lang})
+        if spec.facts.players_for is not None:
+            n = spec.facts.players_by_default({"language": lang})
+        names = spec.facts.seat_names(int(n), {"language": lang})
         return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names),
                                               value=mine if mine in names else WATCH_ONLY),
                 *seat_updates(api, game_id, n, list(current), lang))
@@ -295,14 +297,14 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         lang = normal(lang)
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
-        n = max(spec.min_players, min(int(n_players or spec.default_players), spec.max_players))
+        n = max(spec.facts.min_players, min(int(n_players or spec.facts.default_players), spec.facts.max_players))
         chosen = list(seats)[:n]
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": seed_of(seed_value),
                "settings": {"language": lang, "players": n}}
         try:
-            person = mine in spec.seat_names(n, req["settings"])
+            person = mine in spec.facts.seat_names(n, req["settings"])
             plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                             tag=HUMAN if person else VISITOR)
         except ApiError as exc:
@@ -323,7 +325,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         match_id = plan.match_id
         session = request.session_hash or visitor
         LIVE[session] = match_id
-        names = dict(zip(spec.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
+        names = dict(zip(spec.facts.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
@@ -366,13 +368,13 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
         if outcome["status"] == "aborted":
-            stored = spec.events.parse_all(api.get_match(match_id)["events"])
+            stored = spec.rules.events.parse_all(api.get_match(match_id)["events"])
             yield closed(text(lang, "play.stopped", match=match_id, reason=markdown_text(outcome["error"])),
                          transcript_html(visible(stored, seat_view), names, image=pictures, language=lang))
             return
         match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
-        final_events = visible(spec.events.parse_all(match["events"]), seat_view)
+        final_events = visible(spec.rules.events.parse_all(match["events"]), seat_view)
         link = f"?match={outcome['match_id']}"
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),

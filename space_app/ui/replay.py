@@ -98,8 +98,8 @@ def transcript_html(events: list[Event], names: dict[str, str] | None = None,
 def game_result(match: dict[str, Any], spec: GameSpec) -> str:
     """The result table of a match of `spec`'s game, in the match's language."""
     lang = language_of(match)
-    return result_markdown(match, spec.view.result_columns, why=spec.explain_win(match),
-                           say=lambda value: spec.word_for(value, lang))
+    return result_markdown(match, spec.presentation.view.result_columns, why=spec.presentation.explain_win(match),
+                           say=lambda value: spec.presentation.word_for(value, lang))
 
 
 def result_markdown(match: dict[str, Any], columns: tuple[tuple[str, str], ...] = (("role", "roles"),),

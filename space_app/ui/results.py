@@ -1,4 +1,4 @@
-"""Results tab: each game's own results page (`GameSpec.results`), built from the store when
+"""Results tab: each game's own results page (`Presentation.results`), built from the store when
 opened; shown for the games that declare one (the murder mystery: its win-rate matrix and
 Chain of Evaluation)."""
 
@@ -14,7 +14,7 @@ from .i18n import Interface, text
 
 
 def games_with_results(language: str = "en") -> list[tuple[str, str]]:
-    return [(g.title_in(language), g.id) for g in GAMES.values() if g.results is not None]
+    return [(g.facts.title_in(language), g.id) for g in GAMES.values() if g.presentation.results is not None]
 
 
 def page_for(api: ArenaAPI, game_id: str) -> ResultsPage | None:

@@ -38,13 +38,13 @@ def empty_frame(panel: Panel) -> pd.DataFrame:
 
 # every registered game's panels, in one list: the Watch tab builds a component for each
 # and shows the ones of the open match's game
-SLOTS: list[tuple[str, Panel]] = [(g.id, p) for g in GAMES.values() for p in g.view.panels]
+SLOTS: list[tuple[str, Panel]] = [(g.id, p) for g in GAMES.values() for p in g.presentation.view.panels]
 
 
 def typed_events(match: dict[str, Any]) -> list[Event]:
     """The match's stored events as the models of its game's kinds."""
     try:
-        kinds = get_game(match["game"]).events
+        kinds = get_game(match["game"]).rules.events
     except UnknownGame:
         kinds = GENERIC  # a game this arena no longer has: its events as generic ones
     return kinds.parse_all(match["events"])
@@ -105,7 +105,7 @@ def panel_groups_for(game: str | None) -> list[Any]:
 
 
 def header_for(match: dict[str, Any]) -> str:
-    return f"### {get_game(match['game']).title_in(language_of(match))} — `{match['id']}`"
+    return f"### {get_game(match['game']).facts.title_in(language_of(match))} — `{match['id']}`"
 
 
 # the page's own address (on a Space, the app's, not the Hub page around it) + the query
@@ -148,7 +148,7 @@ def panel_slots() -> tuple[list[Any], list[Any]]:
     groups, slots = [], []
     for spec in GAMES.values():
         with gr.Column(visible=spec.id == next(iter(GAMES)), elem_id=f"panels-{spec.id}") as group:
-            for i, panel in enumerate(spec.view.panels):
+            for i, panel in enumerate(spec.presentation.view.panels):
                 if panel.kind == "bar":
                     # angled labels: many agents or rounds stay readable; the colour legend stays
                     slots.append(gr.BarPlot(empty_frame(panel), x=panel.x, y=panel.y, color=panel.color,
@@ -205,7 +205,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
                label="watch.matches") as listing:
         with gr.Row():
             def game_choices(lang: str) -> list[tuple[str, str]]:
-                return [(text(lang, "watch.all_games"), ""), *((g.title_in(lang), g.id) for g in GAMES.values())]
+                return [(text(lang, "watch.all_games"), ""), *((g.facts.title_in(lang), g.id) for g in GAMES.values())]
 
             def status_choices(lang: str) -> list[tuple[str, str]]:
                 return [(text(lang, "watch.any_outcome"), ""), *((s, s) for s in STATUSES)]

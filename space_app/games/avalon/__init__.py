@@ -12,7 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.registry import register
-from ...core.spec import GameSpec, HouseAgent, MetricColumn, QuizSet, Study
+from ...core.spec import (
+    Extras,
+    Facts,
+    GameSpec,
+    HouseAgent,
+    HouseAgents,
+    MetricColumn,
+    Metrics,
+    Presentation,
+    QuizSet,
+    Rules,
+    Study,
+)
 from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .events import KINDS
@@ -63,55 +75,67 @@ METRIC_COLUMNS = (
 
 SPEC = register(GameSpec(
     id="avalon",
-    title=AvalonGame.title,
-    titles={"zh": "阿瓦隆"},
-    game_class=AvalonGame,
-    settings_class=AvalonSettings,
-    events=KINDS,
-    min_players=5,
-    max_players=10,
-    default_players=6,
-    roles=ROLES,
-    sides=(GOOD, EVIL),
-    records=records,
-    row=row,
-    metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), good against "
-                 "evil (each side's own strength learned apart). Per-side columns count seats. Click a column "
-                 "header to sort.",
-    view=VIEW,
-    why_won=why_won,
-    history=history,
-    history_label="win_rate",
-    rules_doc=DOCS / "rules-avalon.md",
-    # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`
-    rules_version=2,
-    house_agents={
-        "house:avalon-rules": HouseAgent("Rule-based bots: consistent-assignment reasoning, role-aware play.",
-                                         RuleAvalonAgent),
-        "house:avalon-random": HouseAgent("Random teams, votes and cards; generic statements.", RandomAvalonAgent),
-        "house:avalon-intent-local": HouseAgent(
-            "Intention-guided play on the embedded SmolLM2 model: selects intentions from the catalogue, thinks, "
-            "speaks, rereads its speech as the others will and refines it (slow: two model calls a statement).",
-            intent_local_agent, random_fill=False),
-        "house:avalon-scripted-model": HouseAgent(
-            "A scripted stand-in for a model (no model, offline): its statements are built from the intentions it "
-            "picks; for offline runs of the intention study (house:avalon-scripted-model+intentions) and quizzes.",
-            exemplar_agent, random_fill=False),
-    },
-    demo_agents=("house:avalon-rules", "house:avalon-random"),
-    wrappers={"intentions": intention_guided},
-    studies={"intentions": Study(title="Intention study", describe=study.DESCRIBE, columns=study.COLUMNS,
-                                 run=study.run, chart=study.chart, chart_order=study.CHART_ORDER,
-                                 newest=study.newest)},
-    quizzes={quizset.SUITE: QuizSet(
-        title="Avalon intention quizzes",
-        describe=f"guessing (a player's public SPEAK and the quest's record) and summarisation (the seat's own THINK "
-                 f"and SPEAK): which of four intentions was followed; built from {len(quizset.SEEDS)} seeded "
-                 "6-player games of intention agents on the scripted model, one gold option (an intention the "
-                 "speaker followed) and three from categories it followed none of",
-        types=quizset.TYPES, items=quizset.suite_items)},
-    deal=dealt_roles,
+    facts=Facts(
+        title=AvalonGame.title,
+        titles={"zh": "阿瓦隆"},
+        min_players=5,
+        max_players=10,
+        default_players=6,
+        roles=ROLES,
+        sides=(GOOD, EVIL),
+    ),
+    rules=Rules(
+        game_class=AvalonGame,
+        settings_class=AvalonSettings,
+        events=KINDS,
+        rules_doc=DOCS / "rules-avalon.md",
+        # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`
+        rules_version=2,
+        deal=dealt_roles,
+    ),
+    metrics=Metrics(
+        records=records,
+        row=row,
+        columns=METRIC_COLUMNS,
+        ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), good against "
+                     "evil (each side's own strength learned apart). Per-side columns count seats. Click a column "
+                     "header to sort.",
+        history=history,
+        history_label="win_rate",
+    ),
+    presentation=Presentation(
+        view=VIEW,
+        why_won=why_won,
+    ),
+    house=HouseAgents(
+        agents={
+            "house:avalon-rules": HouseAgent("Rule-based bots: consistent-assignment reasoning, role-aware play.",
+                                             RuleAvalonAgent),
+            "house:avalon-random": HouseAgent("Random teams, votes and cards; generic statements.", RandomAvalonAgent),
+            "house:avalon-intent-local": HouseAgent(
+                "Intention-guided play on the embedded SmolLM2 model: selects intentions from the catalogue, thinks, "
+                "speaks, rereads its speech as the others will and refines it (slow: two model calls a statement).",
+                intent_local_agent, random_fill=False),
+            "house:avalon-scripted-model": HouseAgent(
+                "A scripted stand-in for a model (no model, offline): its statements are built from the intentions it "
+                "picks; for offline runs of the intention study (house:avalon-scripted-model+intentions) and quizzes.",
+                exemplar_agent, random_fill=False),
+        },
+        wrappers={"intentions": intention_guided},
+        demo=("house:avalon-rules", "house:avalon-random"),
+    ),
+    extras=Extras(
+        studies={"intentions": Study(title="Intention study", describe=study.DESCRIBE, columns=study.COLUMNS,
+                                     run=study.run, chart=study.chart, chart_order=study.CHART_ORDER,
+                                     newest=study.newest)},
+        quizzes={quizset.SUITE: QuizSet(
+            title="Avalon intention quizzes",
+            describe="guessing (a player's public SPEAK and the quest's record) and summarisation (the seat's own "
+                     f"THINK and SPEAK): which of four intentions was followed; built from {len(quizset.SEEDS)} seeded "
+                     "6-player games of intention agents on the scripted model, one gold option (an intention the "
+                     "speaker followed) and three from categories it followed none of",
+            types=quizset.TYPES, items=quizset.suite_items)},
+    ),
 ))
 
 __all__ = ["SPEC"]

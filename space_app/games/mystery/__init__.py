@@ -16,7 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from ...core.registry import register
-from ...core.spec import GameSpec, HouseAgent, MetricColumn, QuizSet
+from ...core.spec import (
+    Extras,
+    Facts,
+    GameSpec,
+    HouseAgent,
+    HouseAgents,
+    MetricColumn,
+    Metrics,
+    Presentation,
+    QuizSet,
+    Rules,
+)
 from .agents import NaiveMysteryAgent, RandomMysteryAgent
 from .catalog import (
     ShippedMysteryGame,
@@ -102,56 +113,68 @@ METRIC_COLUMNS = (
 
 SPEC = register(GameSpec(
     id=MysteryGame.id,
-    title=MysteryGame.title,
-    titles={"zh": "剧本杀"},
-    value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
-                        "role": "身份", "side": "阵营"}},
-    game_class=ShippedMysteryGame,
-    events=KINDS,
-    settings_class=ShippedSettings,
-    min_players=4,
-    max_players=7,
-    default_players=_default_players(),
-    roles=(MURDERER, INNOCENT),
-    sides=(MURDERER, INNOCENTS),
-    records=records,
-    row=row,
-    metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), the innocents "
-                 "against the murderer (each "
-                 "faction's own strength learned apart). Per-faction columns count seats; a draw is won by nobody. "
-                 "Click a column header to sort.",
-    view=VIEW,
-    why_won=why_won,
-    history=history,
-    history_label="win_rate",
-    rules_doc=DOCS / "rules-mystery.md",
-    house_agents={
-        "house:mystery-naive": HouseAgent("Retrieval baseline: answers from its own script (BM25), admits when its "
-                                          "script confirms a clue against it, votes for the most incriminated.",
-                                          NaiveMysteryAgent),
-        "house:mystery-random": HouseAgent("Generic statements, random questions and votes.", RandomMysteryAgent),
-    },
-    demo_agents=("house:mystery-naive",),
-    setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
-                                   "follow)", str)},
-    seat_namer=character_names,
-    players_for=_players_for,
-    replay_note=replay_note,
-    deal=dealt_roles,
-    quizzes=_quizzes(),
-    results=results_page,
-    image_file=image_path,
-    commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
-                                   "every problem by file, key and message", lambda argv, _: validate_main(argv)),
-              "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
-                                  "script folders, reporting every item dropped or repaired",
-                                  lambda argv, _: import_whodunit_main(argv)),
-              "coe": ("the Chain of Evaluation: play an agent as the innocents on each script, ask the question "
-                      "sets, print LSU, TIU, MIU, MMR, RP, SPC, ITD and CMD with 95% intervals and the judge",
-                      coe_main),
-              "coe-matrix": ("the win-rate matrix: each agent as the innocents against each as the murderer on "
-                             "every script, draws and error matches apart", matrix_main)},
+    facts=Facts(
+        title=MysteryGame.title,
+        titles={"zh": "剧本杀"},
+        min_players=4,
+        max_players=7,
+        default_players=_default_players(),
+        roles=(MURDERER, INNOCENT),
+        sides=(MURDERER, INNOCENTS),
+        seat_namer=character_names,
+        players_for=_players_for,
+    ),
+    rules=Rules(
+        game_class=ShippedMysteryGame,
+        settings_class=ShippedSettings,
+        events=KINDS,
+        rules_doc=DOCS / "rules-mystery.md",
+        deal=dealt_roles,
+        setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
+                                       "follow)", str)},
+        replay_note=replay_note,
+    ),
+    metrics=Metrics(
+        records=records,
+        row=row,
+        columns=METRIC_COLUMNS,
+        ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), the innocents "
+                     "against the murderer (each "
+                     "faction's own strength learned apart). Per-faction columns count seats; a draw is won by nobody. "
+                     "Click a column header to sort.",
+        history=history,
+        history_label="win_rate",
+    ),
+    presentation=Presentation(
+        view=VIEW,
+        why_won=why_won,
+        image_file=image_path,
+        value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
+                            "role": "身份", "side": "阵营"}},
+        results=results_page,
+    ),
+    house=HouseAgents(
+        agents={
+            "house:mystery-naive": HouseAgent("Retrieval baseline: answers from its own script (BM25), admits when its "
+                                              "script confirms a clue against it, votes for the most incriminated.",
+                                              NaiveMysteryAgent),
+            "house:mystery-random": HouseAgent("Generic statements, random questions and votes.", RandomMysteryAgent),
+        },
+        demo=("house:mystery-naive",),
+    ),
+    extras=Extras(
+        quizzes=_quizzes(),
+        commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
+                                       "every problem by file, key and message", lambda argv, _: validate_main(argv)),
+                  "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "
+                                      "script folders, reporting every item dropped or repaired",
+                                      lambda argv, _: import_whodunit_main(argv)),
+                  "coe": ("the Chain of Evaluation: play an agent as the innocents on each script, ask the question "
+                          "sets, print LSU, TIU, MIU, MMR, RP, SPC, ITD and CMD with 95% intervals and the judge",
+                          coe_main),
+                  "coe-matrix": ("the win-rate matrix: each agent as the innocents against each as the murderer on "
+                                 "every script, draws and error matches apart", matrix_main)},
+    ),
 ))
 
 __all__ = ["SPEC"]

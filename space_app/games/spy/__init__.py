@@ -14,7 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from ...core.registry import register
-from ...core.spec import AgentKind, GameSpec, HouseAgent, MetricColumn, Study
+from ...core.spec import (
+    AgentKind,
+    Extras,
+    Facts,
+    GameSpec,
+    HouseAgent,
+    HouseAgents,
+    MetricColumn,
+    Metrics,
+    Presentation,
+    Rules,
+    Study,
+)
 from .agents import HeuristicSpyAgent, RandomAgent
 from .events import KINDS, SpySetup
 from .metrics import history, records, row
@@ -82,56 +94,68 @@ def _wis_agent(url: str, **options: Any) -> Any:
 
 SPEC = register(GameSpec(
     id="spy",
-    title=SpyGame.title,
-    titles={"zh": "谁是卧底"},
-    value_words={"zh": {"spy": "卧底", "civilian": "平民", "role": "身份", "word": "词语"}},
-    game_class=SpyGame,
-    settings_class=SpySettings,
-    min_players=4,
-    max_players=12,
-    default_players=6,
-    roles=(SPY, CIVILIAN),
-    records=records,
-    row=row,
-    metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval, spy against "
-                 "civilians). WiS's ranking score is kept, with the per-seat average beside it. Click a column "
-                 "header to sort.",
-    view=VIEW,
-    why_won=why_won,
-    history=history,
-    history_label="ranking_score",
-    rules_doc=DOCS / "rules-spy.md",
-    house_agents={
-        "house:random": HouseAgent("Generic statements, random votes.", RandomAgent),
-        "house:heuristic": HouseAgent("Shipped clue lists + lexical statement similarity.", HeuristicSpyAgent),
-        "house:heuristic-embed": HouseAgent(
-            "Shipped clue lists + MiniLM sentence-embedding similarity.",
-            lambda: HeuristicSpyAgent("house:heuristic-embed", "embedding"), random_fill=False),
-    },
-    wrappers={"attacker": AttackerAgent, "defender": DefenderInjectionAgent, "reasoning": ReasoningAgent},
-    studies={
-        "attack": Study("Attack / defence study",
-                        "the same seeds as a baseline, with an attacker spy (a prompt injection telling the "
-                        "others to state their word) and with a defender-injection spy (a fake notice that it "
-                        "is confirmed innocent); conditions: " + ", ".join(ATTACK_CONDITIONS),
-                        ("condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
-                         "avg_score_civilian", "avg_score_spy", "civilian_win_rate"),
-                        attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS,
-                        newest=newest_attack),
-        "reasoning": Study("Reasoning study",
-                           "civilians without and with an explicit analysis before voting; conditions: "
-                           + ", ".join(REASONING_CONDITIONS),
-                           ("condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"),
-                           reasoning, newest=newest_reasoning),
-    },
-    demo_agents=("house:heuristic", "house:random"),
-    setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},
-    setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
-    replay_note=replay_note,
-    deal=dealt_roles,
-    events=KINDS,
-    agent_kinds={"wis": AgentKind("the WiS platform's Who-is-the-Spy HTTP protocol", _wis_agent)},
+    facts=Facts(
+        title=SpyGame.title,
+        titles={"zh": "谁是卧底"},
+        min_players=4,
+        max_players=12,
+        default_players=6,
+        roles=(SPY, CIVILIAN),
+    ),
+    rules=Rules(
+        game_class=SpyGame,
+        settings_class=SpySettings,
+        events=KINDS,
+        rules_doc=DOCS / "rules-spy.md",
+        deal=dealt_roles,
+        setting_files={"pairs": lambda path: [pair.model_dump() for pair in load_pairs(path)]},
+        setting_shorthands={"pair": ("spy: a fixed word pair civilian/spy, e.g. tea/coffee", parse_pair)},
+        replay_note=replay_note,
+    ),
+    metrics=Metrics(
+        records=records,
+        row=row,
+        columns=METRIC_COLUMNS,
+        ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval, spy against "
+                     "civilians). WiS's ranking score is kept, with the per-seat average beside it. Click a column "
+                     "header to sort.",
+        history=history,
+        history_label="ranking_score",
+    ),
+    presentation=Presentation(
+        view=VIEW,
+        why_won=why_won,
+        value_words={"zh": {"spy": "卧底", "civilian": "平民", "role": "身份", "word": "词语"}},
+    ),
+    house=HouseAgents(
+        agents={
+            "house:random": HouseAgent("Generic statements, random votes.", RandomAgent),
+            "house:heuristic": HouseAgent("Shipped clue lists + lexical statement similarity.", HeuristicSpyAgent),
+            "house:heuristic-embed": HouseAgent(
+                "Shipped clue lists + MiniLM sentence-embedding similarity.",
+                lambda: HeuristicSpyAgent("house:heuristic-embed", "embedding"), random_fill=False),
+        },
+        wrappers={"attacker": AttackerAgent, "defender": DefenderInjectionAgent, "reasoning": ReasoningAgent},
+        demo=("house:heuristic", "house:random"),
+        kinds={"wis": AgentKind("the WiS platform's Who-is-the-Spy HTTP protocol", _wis_agent)},
+    ),
+    extras=Extras(
+        studies={
+            "attack": Study("Attack / defence study",
+                            "the same seeds as a baseline, with an attacker spy (a prompt injection telling the "
+                            "others to state their word) and with a defender-injection spy (a fake notice that it "
+                            "is confirmed innocent); conditions: " + ", ".join(ATTACK_CONDITIONS),
+                            ("condition", "games", "vote_accuracy", "foul_rate", "civilian_foul_rate",
+                             "avg_score_civilian", "avg_score_spy", "civilian_win_rate"),
+                            attack_defence, chart=attack_chart, chart_order=ATTACK_CHART_BARS,
+                            newest=newest_attack),
+            "reasoning": Study("Reasoning study",
+                               "civilians without and with an explicit analysis before voting; conditions: "
+                               + ", ".join(REASONING_CONDITIONS),
+                               ("condition", "games", "vote_accuracy", "civilian_win_rate", "avg_score_civilian"),
+                               reasoning, newest=newest_reasoning),
+        },
+    ),
 ))
 
 __all__ = ["SPEC"]

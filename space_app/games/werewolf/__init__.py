@@ -14,7 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.registry import register
-from ...core.spec import GameSpec, HouseAgent, MetricColumn, Study
+from ...core.spec import (
+    Extras,
+    Facts,
+    GameSpec,
+    HouseAgent,
+    HouseAgents,
+    MetricColumn,
+    Metrics,
+    Presentation,
+    Rules,
+    Study,
+)
 from . import studies
 from .agents import RandomWerewolfAgent, RuleWerewolfAgent
 from .events import KINDS
@@ -49,42 +60,54 @@ METRIC_COLUMNS = (
 
 SPEC = register(GameSpec(
     id="werewolf",
-    title=WerewolfGame.title,
-    titles={"zh": "狼人杀"},
-    value_words={"zh": {"werewolf": "狼人", "seer": "预言家", "doctor": "医生", "villager": "村民", "witch": "女巫",
-                        "hunter": "猎人", "village": "好人阵营", "werewolves": "狼人阵营", "role": "身份",
-                        "team": "阵营"}},
-    game_class=WerewolfGame,
-    settings_class=WerewolfSettings,
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    default_players=DEFAULT_PLAYERS,
-    roles=ROLES,
-    sides=TEAMS,
-    records=records,
-    row=row,
-    metric_columns=METRIC_COLUMNS,
-    ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), the village "
-                 "against the werewolves (uneven teams: each side's strength learned apart). Per-team and per-role "
-                 "columns count seats. Click a column header to sort.",
-    view=VIEW,
-    why_won=why_won,
-    history=history,
-    history_label="win_rate",
-    rules_doc=DOCS / "rules-werewolf.md",
-    house_agents={
-        "house:werewolf-rules": HouseAgent("Rule bots: Seer claims weighed against the reveals, votes read for who "
-                                           "sides with whom; a pack that agrees on one victim and votes as one.",
-                                           RuleWerewolfAgent),
-        "house:werewolf-random": HouseAgent("Random votes, bids and night actions; generic statements.",
-                                            RandomWerewolfAgent),
-    },
-    demo_agents=("house:werewolf-rules", "house:werewolf-random"),
-    studies={studies.STUDY: Study(title="Discussion-protocol study", describe=studies.DESCRIBE,
-                                  columns=studies.COLUMNS, run=studies.run, chart=studies.chart,
-                                  chart_order=studies.CHART_ORDER, newest=studies.newest)},
-    deal=dealt_roles,
-    events=KINDS,
+    facts=Facts(
+        title=WerewolfGame.title,
+        titles={"zh": "狼人杀"},
+        min_players=MIN_PLAYERS,
+        max_players=MAX_PLAYERS,
+        default_players=DEFAULT_PLAYERS,
+        roles=ROLES,
+        sides=TEAMS,
+    ),
+    rules=Rules(
+        game_class=WerewolfGame,
+        settings_class=WerewolfSettings,
+        events=KINDS,
+        rules_doc=DOCS / "rules-werewolf.md",
+        deal=dealt_roles,
+    ),
+    metrics=Metrics(
+        records=records,
+        row=row,
+        columns=METRIC_COLUMNS,
+        ranking_note="Ranked by the conservative rating (the low end of OpenSkill μ's 95% interval), the village "
+                     "against the werewolves (uneven teams: each side's strength learned apart). Per-team and per-role "
+                     "columns count seats. Click a column header to sort.",
+        history=history,
+        history_label="win_rate",
+    ),
+    presentation=Presentation(
+        view=VIEW,
+        why_won=why_won,
+        value_words={"zh": {"werewolf": "狼人", "seer": "预言家", "doctor": "医生", "villager": "村民", "witch": "女巫",
+                            "hunter": "猎人", "village": "好人阵营", "werewolves": "狼人阵营", "role": "身份",
+                            "team": "阵营"}},
+    ),
+    house=HouseAgents(
+        agents={
+            "house:werewolf-rules": HouseAgent("Rule bots: Seer claims weighed against the reveals, votes read for who "
+                                               "sides with whom; a pack that agrees on one victim and votes as one.",
+                                               RuleWerewolfAgent),
+            "house:werewolf-random": HouseAgent("Random votes, bids and night actions; generic statements.",
+                                                RandomWerewolfAgent),
+        },
+        demo=("house:werewolf-rules", "house:werewolf-random"),
+    ),
+    extras=Extras(
+        studies={studies.STUDY: Study(title="Discussion-protocol study", describe=studies.DESCRIBE,
+                                      columns=studies.COLUMNS, run=studies.run, chart=studies.chart,
+                                      chart_order=studies.CHART_ORDER, newest=studies.newest)},
+    ),
 ))
 
 __all__ = ["SPEC"]
