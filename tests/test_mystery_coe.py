@@ -16,7 +16,7 @@ from space_app.games.mystery.coe.judges import read_score, read_yes_no
 from space_app.games.mystery.coe.matrix import matrix
 from space_app.games.mystery.coe.results import results_page
 from space_app.games.mystery.quizzes import suite_items
-from space_app.games.mystery.validate import load_script
+from space_app.games.mystery.scripts.validate import load_script
 from space_app.games.mystery.whodunit import import_release
 from space_app.store import Store
 from space_app.suites.registry import SUITES, SuiteSource

@@ -40,7 +40,7 @@ from space_app.games.mystery.events import (
 )
 from space_app.games.mystery.metrics import records
 from space_app.games.mystery.rules import MysteryGame, MysterySettings
-from space_app.games.mystery.script import Script
+from space_app.games.mystery.scripts.script import Script
 from space_app.games.mystery.view import VIEW
 from space_app.runner import outcome_text
 

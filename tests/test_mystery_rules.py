@@ -53,7 +53,7 @@ from space_app.games.mystery.phrases import PHRASES, RECORD_KEYS
 from space_app.games.mystery.quizzes import suite_items as suite_dicts
 from space_app.games.mystery.quizzes import to_jsonl
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings, tally
-from space_app.games.mystery.script import Script
+from space_app.games.mystery.scripts.script import Script
 from space_app.games.mystery.view import VIEW
 from space_app.leaderboard import generic_row
 from space_app.runner import SeatAgent, outcome_text

@@ -16,19 +16,19 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from space_app.games.mystery.drawings import DRAWINGS_FILE, Drawings, load_drawings
-from space_app.games.mystery.images import main as images_main
-from space_app.games.mystery.images import regenerate
-from space_app.games.mystery.problems import ScriptError
-from space_app.games.mystery.script import LETTERS, SCHEMA_FILE, Script, schema_text, script_schema
-from space_app.games.mystery.validate import (
+from space_app.games.mystery.pictures.drawings import DRAWINGS_FILE, Drawings, load_drawings
+from space_app.games.mystery.pictures.images import main as images_main
+from space_app.games.mystery.pictures.images import regenerate
+from space_app.games.mystery.scripts.problems import ScriptError
+from space_app.games.mystery.scripts.script import LETTERS, SCHEMA_FILE, Script, schema_text, script_schema
+from space_app.games.mystery.scripts.validate import (
     CONTENT_DIR,
     load_script,
     script_folders,
     validate_all,
     validate_script,
 )
-from space_app.games.mystery.validate import main as validate_main
+from space_app.games.mystery.scripts.validate import main as validate_main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mystery"
 SHIPPED = script_folders(CONTENT_DIR)
@@ -294,7 +294,7 @@ def test_a_broken_images_file_is_a_script_problem(tmp_path):
 
 def test_the_schema_file_is_current():
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
-        "regenerate it: python -m space_app.games.mystery.script")
+        "regenerate it: python -m space_app.games.mystery.scripts.script")
     schema = script_schema()
     assert set(schema["required"]) >= {"id", "title", "language", "roles", "reasoning_chain", "truth", "tasks"}
     assert schema["$defs"]["Role"]["additionalProperties"] is False

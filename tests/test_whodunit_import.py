@@ -21,11 +21,11 @@ from sdk import Agent
 from space_app.core.game import Outcome
 from space_app.games.mystery.agents import NaiveMysteryAgent
 from space_app.games.mystery.events import GameOver, Start
-from space_app.games.mystery.problems import ScriptError
 from space_app.games.mystery.quizzes import suite_items
 from space_app.games.mystery.rules import DRAW, INNOCENT, INNOCENTS, MURDERER, MysteryGame, MysterySettings
-from space_app.games.mystery.script import Script
-from space_app.games.mystery.validate import load_script, validate_script
+from space_app.games.mystery.scripts.problems import ScriptError
+from space_app.games.mystery.scripts.script import Script
+from space_app.games.mystery.scripts.validate import load_script, validate_script
 from space_app.games.mystery.whodunit import ImportReport, import_release, main, script_id_for
 from space_app.games.mystery.whodunit.command import REPORT_SUFFIX
 from space_app.games.mystery.whodunit.media import read_image, sniff

@@ -46,7 +46,7 @@ from .events import KINDS, MysterySetup
 from .metrics import history, records, row
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
-from .validate import main as validate_main
+from .scripts.validate import main as validate_main
 from .view import VIEW, why_won
 from .whodunit import main as import_whodunit_main
 

@@ -2,7 +2,7 @@
 looked up by id. This is the folder's only reader of script files: the rules get Script objects.
 
 A folder whose script does not validate is left out of play (its problems are kept in
-`catalog().problems`, and `python -m space_app.games.mystery.validate` names them), so one
+`catalog().problems`, and `python -m space_app.games.mystery.scripts.validate` names them), so one
 script being written never stops the others from being played.
 
 Also here, because they depend on which scripts ship: the settings the arena validates
@@ -21,10 +21,10 @@ from typing import Any
 
 from pydantic import model_validator
 
-from .problems import ScriptError
 from .rules import IMAGE_ROOT, MysteryGame, MysterySettings, script_roles
-from .script import Script
-from .validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
+from .scripts.problems import ScriptError
+from .scripts.script import Script
+from .scripts.validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
 
 __all__ = ["Catalog", "ShippedMysteryGame", "ShippedSettings", "UnknownScript", "catalog", "default_script_id",
            "get_script", "image_path", "seat_names", "shipped_ids"]

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .rules import image_ref
-from .script import Question, Script
+from .scripts.script import Question, Script
 
 __all__ = ["suite_items", "to_jsonl"]
 

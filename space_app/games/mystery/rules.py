@@ -55,7 +55,7 @@ from .events import (
     VoteResult,
 )
 from .phrases import PHRASES
-from .script import Script
+from .scripts.script import Script
 
 __all__ = ["DRAW", "INNOCENT", "INNOCENTS", "MURDERER", "MysteryGame", "MysterySettings", "image_ref", "script_digest",
            "tally"]

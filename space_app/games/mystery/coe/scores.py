@@ -29,7 +29,7 @@ from ..catalog import catalog
 from ..events import KINDS, MysterySetup, Reasoning, Silence, Speech, Start
 from ..metrics import records
 from ..rules import MURDERER
-from ..script import UNKNOWN_DEPTH
+from ..scripts.script import UNKNOWN_DEPTH
 from .judges import Judge, Seat, Verdict
 from .verdicts import VerdictBook
 

@@ -21,8 +21,8 @@ import unicodedata
 from pathlib import Path
 
 from ....safe_text import terminal_text
-from ..script import ImageKind
-from ..validate import SCRIPT_FILE, validate_script
+from ..scripts.script import ImageKind
+from ..scripts.validate import SCRIPT_FILE, validate_script
 from .convert import RELEASE_FILE, Conversion, convert
 from .parse import same_text
 from .report import ImportReport

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..script import LETTERS, UNKNOWN_DEPTH, ImageKind
+from ..scripts.script import LETTERS, UNKNOWN_DEPTH, ImageKind
 from .media import read_image
 from .parse import (
     Depth,

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..script import LETTERS, MAX_IMPORTED_HOPS, UNKNOWN_DEPTH
+from ..scripts.script import LETTERS, MAX_IMPORTED_HOPS, UNKNOWN_DEPTH
 
 __all__ = ["Depth", "ParsedAnswer", "ParsedQuestion", "Unreadable", "chain_level", "depth_of", "fold",
            "level_depth", "name_key", "parse_answer", "parse_question", "same_text"]

@@ -2,7 +2,7 @@
 
 `validate_script(folder)` lists the problems of one script, `load_script(folder)` returns the
 `Script` or raises `ScriptError` listing them all, `validate_all(path)` checks a folder of
-scripts, and `main(argv)` is the command line (`python -m space_app.games.mystery.validate [PATH]`)."""
+scripts, and `main(argv)` is the command line (`python -m space_app.games.mystery.scripts.validate [PATH]`)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from typing import Any
 from PIL import Image
 from pydantic import ValidationError
 
-from ...safe_text import terminal_text
-from .drawings import DRAWINGS_FILE, load_drawings
+from ....safe_text import terminal_text
+from ..pictures.drawings import DRAWINGS_FILE, load_drawings
 from .problems import Problem, ScriptError, loc_key
 from .script import CHAIN_KEY, LETTERS, MAX_HOPS, UNKNOWN_DEPTH, Script
 
-CONTENT_DIR = Path(__file__).with_name("content")
+CONTENT_DIR = Path(__file__).parents[1] / "content"
 SCRIPT_FILE = "script.json"
 MAX_SCRIPT_BYTES = 20 * 1024 * 1024  # room for very long role scripts, not for a hostile file
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -212,7 +212,7 @@ def _image_file_problem(folder: Path, name: str) -> str:
     if not path.is_file():
         hint = ""
         if (folder / DRAWINGS_FILE).is_file():
-            hint = "; generate it with python -m space_app.games.mystery.images"
+            hint = "; generate it with python -m space_app.games.mystery.pictures.images"
         return f"missing image file {str(path)!r}{hint}"
     try:
         with Image.open(path) as image:

@@ -1,6 +1,6 @@
 """The murder-mystery script format: one folder per script, holding `script.json` (these
 models) and its image files. Documented in docs/script-format.md; the JSON schema in
-`script.schema.json` is written from these models (`python -m space_app.games.mystery.script`).
+`script.schema.json` is written from these models (`python -m space_app.games.mystery.scripts.script`).
 
 The models check shapes (required fields, types, answer letters, hop counts); checks across
 fields (the murderer is a role, image files exist, names are unique...) live in validate.py,
@@ -200,7 +200,7 @@ def schema_text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m space_app.games.mystery.script",
+    parser = argparse.ArgumentParser(prog="python -m space_app.games.mystery.scripts.script",
                                      description="Write (or check) script.schema.json from the models.")
     parser.add_argument("--check", action="store_true", help="only check that the file is current")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Image clues drawn by code: each script folder's `images.json` lists its drawings, and this
 module writes them as PNGs, or checks that the shipped PNGs are exactly what the code draws.
 
-    python -m space_app.games.mystery.images [--check] [PATH]
+    python -m space_app.games.mystery.pictures.images [--check] [PATH]
 
 PATH is a script folder or a folder of them (default: the shipped scripts). The same Pillow
 version draws the same bytes (see fonts.py), so `--check` in a test catches a PNG edited by
@@ -18,11 +18,11 @@ from typing import Any
 from PIL import Image
 from pydantic import ValidationError
 
+from ..scripts.validate import CONTENT_DIR, script_folders
 from .canvas import DrawingError, png_bytes
 from .draw_paper import draw_letter, draw_note, draw_receipt, draw_ticket, draw_timetable
 from .draw_scene import draw_floor_plan, draw_map, draw_objects
 from .drawings import DRAWINGS_FILE, AnyDrawing, load_drawings
-from .validate import CONTENT_DIR, script_folders
 
 DRAWERS: dict[str, Callable[[Any], Image.Image]] = {
     "note": draw_note, "letter": draw_letter, "receipt": draw_receipt, "timetable": draw_timetable,
@@ -77,7 +77,7 @@ def regenerate(folder: str | Path, check: bool = False) -> list[Outcome]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m space_app.games.mystery.images",
+    parser = argparse.ArgumentParser(prog="python -m space_app.games.mystery.pictures.images",
                                      description="Draw every script's image clues from its images.json.")
     parser.add_argument("path", nargs="?", default=str(CONTENT_DIR), help="a script folder or a folder of them")
     parser.add_argument("--check", action="store_true", help="write nothing; fail when a PNG differs or is missing")
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             detail = f": {outcome.detail}" if outcome.detail else ""
             print(f"{outcome.status:9} {outcome.file}{detail}")
     if args.check and bad:
-        print(f"{bad} image(s) differ from their drawings: run python -m space_app.games.mystery.images")
+        print(f"{bad} image(s) differ from their drawings: run python -m space_app.games.mystery.pictures.images")
     return 1 if bad else 0
 
 
