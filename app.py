@@ -5,6 +5,7 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from space_app.config import listen_address  # noqa: E402
 from space_app.main import create_arena  # noqa: E402
 from space_app.store import StoreError  # noqa: E402
 
@@ -14,4 +15,4 @@ except StoreError as exc:  # an unreachable database or a newer store: one line,
     raise SystemExit(f"error: {exc}") from None
 
 if __name__ == "__main__":
-    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_kwargs)
+    demo.launch(server_name=listen_address(), **launch_kwargs)

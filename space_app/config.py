@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,16 @@ from sdk.egress import EgressPolicy
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def listen_address(environ: Mapping[str, str] = os.environ) -> str:
+    """Where `python app.py` listens: `GRADIO_SERVER_NAME` when set; on a Space every interface
+    (its proxy connects from outside the container); elsewhere loopback only, so an arena
+    started on a developer's machine is not open to the network unless asked."""
+    named = (environ.get("GRADIO_SERVER_NAME") or "").strip()
+    if named:
+        return named
+    return "0.0.0.0" if environ.get("SPACE_ID") else "127.0.0.1"
 
 
 class ArenaConfig(BaseModel):

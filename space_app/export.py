@@ -9,10 +9,10 @@ import datetime as dt
 import json
 import subprocess
 from collections.abc import Iterable, Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from . import __version__
 from .core import get_game
 from .core.facts import INFRA_FAILURES
 from .leaderboard import board, columns, kinds_for
@@ -62,11 +62,10 @@ def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = Non
 
 
 def code_version() -> dict[str, str]:
-    """The package version and, from a git checkout, the commit (what a citation names)."""
-    try:
-        version = metadata.version("deduction-arena")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
+    """The package version and, from a git checkout, the commit (what a citation names). The
+    version is the code's own (`space_app.__version__`, which the installed metadata is built
+    from), so a checkout that was never installed names it too."""
+    version = __version__
     commit = "unknown"
     if (REPO / ".git").exists():
         try:

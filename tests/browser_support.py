@@ -29,7 +29,9 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"  # the README's pictures, refreshed by every browser run
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"  # the README's pictures, refreshed only when asked
+# set by `python -m pytest --refresh-doc-screenshots`: a plain test run leaves the checkout unchanged
+REFRESH_DOCS = "ARENA_REFRESH_DOC_SCREENSHOTS"
 
 _install_lock = threading.Lock()
 _install_tried = False
@@ -89,11 +91,14 @@ def running_arena(config: Any, **launch_extra: Any) -> Iterator[tuple[Any, str]]
 
 def screenshot(page: Any, name: str, docs: bool = False, full_page: bool = True) -> Path:
     """Save a full-page screenshot to test-artifacts/screenshots/<name>.png; with `docs`, also
-    what the visitor sees first (the viewport) to docs/screenshots/<name>.png for the README."""
+    what the visitor sees first (the viewport) to test-artifacts/screenshots/<name>-viewport.png,
+    and to docs/screenshots/<name>.png for the README when the run was asked to refresh them."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     if docs:
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-viewport.png"))
+    if docs and os.environ.get(REFRESH_DOCS) == "1":
         DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(DOC_SCREENSHOTS / f"{name}.png"))
     return path

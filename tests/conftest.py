@@ -19,6 +19,16 @@ import pytest  # noqa: E402
 from hostile_servers import gzip_bomb, http_server  # noqa: E402
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--refresh-doc-screenshots", action="store_true",
+                     help="the browser tests also rewrite the README's pictures in docs/screenshots/")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--refresh-doc-screenshots"):
+        os.environ["ARENA_REFRESH_DOC_SCREENSHOTS"] = "1"
+
+
 @pytest.fixture
 def launch() -> Iterator[Callable[[gr.Blocks], str]]:
     """Launch Gradio apps on loopback; returns their base URL; closes them after the test."""

@@ -154,3 +154,21 @@ def test_exports_as_jsonl_and_csv(store_path, capsys, what):
         assert sum(float(r["score"]) for r in rows) == pytest.approx(12 * 40)
     if what == "leaderboard":
         assert {r["agent"] for r in lines} == {"house:heuristic", "house:random"}
+
+
+def test_the_code_version_is_named_from_a_checkout_too():
+    import tomllib
+    from importlib import metadata
+
+    import space_app
+    from space_app.export import code_version
+
+    version = code_version()["package_version"]
+    assert version == space_app.__version__ != "unknown"
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    assert "version" in project["dynamic"] and "version" not in project  # one place: space_app.__version__
+    try:
+        installed = metadata.version("deduction-arena")
+    except metadata.PackageNotFoundError:
+        installed = version  # a checkout that was never installed: the code's version alone
+    assert installed == version
