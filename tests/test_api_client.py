@@ -188,6 +188,17 @@ def test_get_match_unknown_or_garbage_is_not_found(arena):
             call(client, "/get_match", match_id=bad)
 
 
+def test_a_refused_call_leaves_no_traceback_in_the_server_log(arena, capfd):
+    client = client_for(arena())
+    capfd.readouterr()
+    for api_name, kwargs in (("/get_match", {"match_id": "doesnotexist"}), ("/list_matches", {"limit": "abc"}),
+                             ("/run_match", {"game": "chess", "seats": ["house:random"] * 6})):
+        with pytest.raises(AppError):
+            call(client, api_name, **kwargs)
+    logged = capfd.readouterr().err
+    assert "Traceback" not in logged, logged
+
+
 def test_list_matches_refuses_a_limit_that_is_not_a_number_naming_it(arena):
     client = client_for(arena())
     call(client, "/run_match", game="spy", seats=["house:random"] * 6, seed=1, settings=PAIR)

@@ -26,14 +26,18 @@ _whoami_lock = threading.Lock()
 
 
 def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """ApiError -> its message; any other failure -> a short message (details in the log)."""
+    """ApiError -> its message; any other failure -> a short message (details in the log, once).
+    A refusal is the client's answer, not the server's trouble: no traceback in the server log."""
     def explain(exc: Exception) -> gr.Error:
         if isinstance(exc, gr.Error):
+            exc.print_exception = False
             return exc
         if isinstance(exc, (ApiError, RecursionError)):
-            return gr.Error(str(exc) if isinstance(exc, ApiError) else "the request is nested too deeply")
+            return gr.Error(str(exc) if isinstance(exc, ApiError) else "the request is nested too deeply",
+                            print_exception=False)
         log.exception("%s failed", fn.__name__)
-        return gr.Error(f"{fn.__name__} failed ({type(exc).__name__}); the arena logged the details")
+        return gr.Error(f"{fn.__name__} failed ({type(exc).__name__}); the arena logged the details",
+                        print_exception=False)
 
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
