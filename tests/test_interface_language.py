@@ -61,6 +61,10 @@ def test_a_chinese_match_reads_in_chinese_around_the_games_own_lines():
     html = transcript_html(GENERIC.parse_all(events), {"P1": "a"}, language="zh")
     assert "只有 <b>P1</b>" in html and "苹果" in html
     assert "还没有事件" in transcript_html([], language="zh")
+    told = [{"seq": 2, "kind": "private", "actor": "host", "round": 0, "visible_to": ["P2", "P4"],
+             "text": "The evil team: P2, P4.", "data": {}}]
+    html = transcript_html(GENERIC.parse_all(told), {"P2": "b"})
+    assert "(only <b>P2</b>, <b>P4</b> saw this)" in html and "host" not in html
     assert "No events yet" in transcript_html([])
 
 

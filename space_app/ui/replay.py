@@ -70,7 +70,9 @@ def _text_line(e: Event, names: dict[str, str], fold_setup: bool, language: str,
         return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} "
                 f"<i>{text(language, 'replay.hidden_setup')}</i></summary><i>{words}</i></details>")
     if e.style in ("secret", "spoiler"):
-        label = (text(language, "replay.only_seen_by", who=who) if e.style == "secret" and e.visible_to
+        # who saw it is its audience (the evil team told by the host), not who sent it
+        seen_by = ", ".join(f"<b>{html_text(seat)}</b>" for seat in e.visible_to or ())
+        label = (text(language, "replay.only_seen_by", who=seen_by) if e.style == "secret" and e.visible_to
                  else text(language, "replay.spectators_only"))
         return f"<div class='{cls} da-secret'>{icon} <i>{label} {words}</i></div>"
     why = reason_for(e, reasons)
