@@ -45,7 +45,7 @@ def stored_events(seed: int = 3) -> list[Event]:
     agents = {"P1": Crashing(), "P2": Garbled()}
     seats = {s: SeatAgent(agents.get(s, Plain()), s) for s in game.seats}
     out = asyncio.run(play(game, seats))
-    return spec.rules.events.parse_all({"seq": i, **e.to_dict()} for i, e in enumerate(out.rules.events))
+    return spec.rules.events.parse_all({"seq": i, **e.to_dict()} for i, e in enumerate(out.events))
 
 
 def test_a_failed_turn_shows_its_reason_in_the_transcript_line():
