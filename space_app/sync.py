@@ -186,7 +186,7 @@ class RecordSync:
                     continue
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # a line nested past the parser's depth too
                     record = None
                 if not isinstance(record, dict) or not record.get("id"):
                     self._refuse(counts, "unreadable", refused)

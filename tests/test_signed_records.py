@@ -140,6 +140,12 @@ def test_thirty_forged_matches_are_refused_and_never_reach_the_leaderboard(hub, 
     assert (counts["other_key"], counts["bad_signature"], counts["adopted_unsigned"]) == (10, 10, 10)
 
 
+def test_unreadable_lines_are_counted_and_the_rest_still_restores(hub, recorded, make_sync, tmp_path):
+    hub.files["matches/2026-11-05-b4d11n3s.jsonl"] = b"{not json\n[1, 2]\n" + b"[" * 200_000 + b"\n{}\n"
+    counts = make_sync(Store(tmp_path / "b.db"), "b").restore()
+    assert counts["unreadable"] == 4 and counts["refused"] == 4 and counts["matches"] == 2
+
+
 def test_a_tampered_byte_in_a_signed_line_is_refused(hub, recorded, make_sync, tmp_path):
     [key] = [k for k in hub.files if k.startswith("matches/")]
     first, second = hub.files[key].splitlines()
