@@ -142,7 +142,12 @@ def signer_for(setting: str | None, database: str | None) -> RecordSigner:
     the database (generated at first start)."""
     if setting:
         return RecordSigner(setting.strip().encode("utf-8"))
-    return RecordSigner(load_or_create_key(key_file_for(database)))
+    path = key_file_for(database)
+    try:
+        return RecordSigner(load_or_create_key(path))
+    except OSError as exc:
+        raise RecordsKeyError(f"cannot keep the records key in {path} ({exc.strerror or exc}); "
+                              "set ARENA_RECORDS_KEY") from None
 
 
 __all__ = ["RecordSigner", "RecordsKeyError", "canonical", "key_file_for", "load_or_create_key", "signer_for"]

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import stat
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +25,7 @@ from space_app.core import get_game
 from space_app.leaderboard import board
 from space_app.registry import MAX_DESCRIPTION, RegistrationError, register_agent
 from space_app.service import Arena, MatchPlan
-from space_app.signed_records import KEY_FILE, RecordSigner, RecordsKeyError
+from space_app.signed_records import KEY_FILE, RecordSigner, RecordsKeyError, signer_for
 from space_app.standings import catch_up
 from space_app.store import Store
 from space_app.sync import ABORTED_ON_RESTORE, RecordSync, sync_for
@@ -314,6 +317,16 @@ def test_a_generated_key_stays_beside_the_database_and_nowhere_else(hub, tmp_pat
     restored.stop()
 
 
+def test_the_arena_refuses_to_start_with_an_unusable_key_in_one_line(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo), "ARENA_DB": str(tmp_path / "arena.db"),
+           "ARENA_DATASET_REPO": REPO, "ARENA_RECORDS_KEY": "too-short", "ARENA_DEMO_MATCHES": "0"}
+    done = subprocess.run([sys.executable, "app.py"], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "error: the records key must be at least 32 characters"
+
+
 def test_an_unusable_key_stops_the_start_with_the_reason(hub, tmp_path):
     short = ArenaConfig(db=str(tmp_path / "a.db"), dataset_repo=REPO, records_key="too-short")
     with pytest.raises(RecordsKeyError, match="at least 32 characters"):
@@ -332,3 +345,7 @@ def test_an_unusable_key_stops_the_start_with_the_reason(hub, tmp_path):
     sync = sync_for(Store(config.db), config, hf_api=hub.api, fs=hub.fs)
     assert stat.S_IMODE(loose.stat().st_mode) == 0o600
     sync.stop()
+    # a place no key file can be made (its folder would be a regular file)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(RecordsKeyError, match="cannot keep the records key in .*set ARENA_RECORDS_KEY"):
+        signer_for(None, str(tmp_path / "file" / "arena.db"))
