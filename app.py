@@ -7,11 +7,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from space_app.config import listen_address  # noqa: E402
 from space_app.main import create_arena  # noqa: E402
+from space_app.signed_records import RecordsKeyError  # noqa: E402
 from space_app.store import StoreError  # noqa: E402
 
 try:
     demo, launch_kwargs = create_arena()
-except StoreError as exc:  # an unreachable database or a newer store: one line, no traceback
+except (StoreError, RecordsKeyError) as exc:  # an unreachable database, a newer store, an unusable
+    # records key: one line, no traceback
     raise SystemExit(f"error: {exc}") from None
 
 if __name__ == "__main__":

@@ -246,23 +246,29 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise ValueError(f"no match {', '.join(missing)} in {shown_url(store.url)}")
         matches = [f for f in found if f is not None]
         total = len(matches)
+        origins = store.match_origins(args.match_ids)
     elif args.all or args.game:
         matches = store.iter_matches(args.game, status=None)
         total = store.count_matches(args.game)
+        origins = store.match_origins()
     else:
         raise ValueError("name matches to verify, or give --all (or --game GAME)")
     counts: dict[str, int] = {}
+    authentic: dict[str, int] = {}
     started = time.perf_counter()
     with tqdm(total=total, desc="verify", unit="match", file=sys.stderr, disable=total < 20) as bar:
         for match in matches:
-            result = verify_match(match)
+            result = verify_match(match, origins.get(match["id"], ""))
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
-            if not result.ok or args.verbose:
+            authentic[result.authenticity] = authentic.get(result.authenticity, 0) + 1
+            # a named match always gets its line: the caller asked about it
+            if not result.ok or args.verbose or args.match_ids:
                 say(result.line())
             bar.update(1)
     seconds = time.perf_counter() - started
     checked = sum(counts.values())
     say(f"{checked} matches: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + ("; " + ", ".join(f"{n} {a}" for a, n in sorted(authentic.items())) if authentic else "")
         + (f" ({checked / seconds:.0f} matches/s)" if seconds > 0 and checked else ""))
     return 0 if counts.get("differs", 0) == 0 else 1
 
@@ -451,7 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "take an LLM judge, e.g. avalon's intentions: --judge house:smollm2)")
     x.set_defaults(func=cmd_experiment)
 
-    v = sub.add_parser("verify", help="replay stored matches through their game and check every event")
+    v = sub.add_parser("verify", help="replay stored matches through their game and check every event; "
+                       "say whether each record was written here or restored with a verified signature")
     v.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
     v.add_argument("--all", action="store_true", help="every stored match")
     v.add_argument("--game", choices=sorted(GAMES), help="every stored match of this game")

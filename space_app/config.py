@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 from sdk.egress import EgressPolicy
 
@@ -47,6 +47,11 @@ class ArenaConfig(BaseModel):
     agent_cache_size: int = Field(default=256, ge=16, description="agent objects kept for reuse (LRU)")
     dataset_repo: str | None = None
     dataset_token: str | None = None
+    records_key: SecretStr | None = Field(default=None, description="the key that signs every dataset line "
+                                          "(HMAC-SHA256); unset: generated once and kept in records.key beside "
+                                          "the database")
+    trust_unsigned_records: bool = Field(default=False, description="adopt unsigned dataset lines (written before "
+                                         "lines were signed) at this start, and sign them again")
     demo_matches: int = 3  # house-agent matches played at first start so the tabs are not empty
 
     @property
@@ -76,5 +81,7 @@ class ArenaConfig(BaseModel):
             max_match_seconds=float(os.environ.get("ARENA_MAX_MATCH_SECONDS", "1800")),
             dataset_repo=os.environ.get("ARENA_DATASET_REPO") or None,
             dataset_token=os.environ.get("ARENA_DATASET_TOKEN") or os.environ.get("HF_TOKEN") or None,
+            records_key=os.environ.get("ARENA_RECORDS_KEY") or None,
+            trust_unsigned_records=_env_bool("ARENA_TRUST_UNSIGNED_RECORDS", False),
             demo_matches=int(os.environ.get("ARENA_DEMO_MATCHES", "3")),
         )

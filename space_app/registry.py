@@ -3,6 +3,7 @@ before anything is stored, and the reason for a refusal is said plainly."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ MAX_NAME = 60
 MAX_DESCRIPTION = 500
 MAX_SRC = 300
 MAX_SECRET = 200
+MAX_INFO = 64_000  # an agent's `info` reply is read up to 64,000 bytes, so no stored info is larger
 _NAME = re.compile(r"^[\w .:+()-]{1,60}$")
 
 
@@ -43,6 +45,44 @@ def check_url_target(url: str, egress: EgressPolicy) -> None:
         raise RegistrationError(f"refused: {exc.message}") from exc
 
 
+def check_kind(kind: str) -> None:
+    outside = agent_kinds()
+    if kind != "remote" and kind not in outside:
+        raise RegistrationError("kind must be 'remote' (an SDK agent)" + "".join(
+            f" or {name!r} ({k.describe})" for name, k in outside.items()))
+
+
+def check_games(games: object, whose: str) -> None:
+    if not isinstance(games, list) or not all(isinstance(g, str) and 0 < len(g) <= 40 for g in games):
+        raise RegistrationError(f"refused: {whose} `games` as {str(games)[:60]!r}, not a list of "
+                                "game ids such as [\"spy\"]")
+
+
+def restored_entry(record: dict) -> dict:
+    """A registry entry read back from the records dataset, held to registration's checks: a
+    source registration accepts, a known kind, a list of game ids; the name and description
+    lose what registration removes (control, zero-width and bidi characters; a name is one
+    line); a name or description longer than registration ever stores is refused. Returns the
+    fields to store; raises RegistrationError with the reason."""
+    src = normalise_src(str(record.get("src") or ""))
+    kind = str(record.get("kind") or "")
+    check_kind(kind)
+    name, description = record.get("name"), record.get("description") or ""
+    if not isinstance(name, str) or not isinstance(description, str):
+        raise RegistrationError("the name and description must be text")
+    if len(name) > MAX_NAME:
+        raise RegistrationError(f"the name is longer than {MAX_NAME} characters")
+    if len(description) > MAX_DESCRIPTION:
+        raise RegistrationError(f"the description is longer than {MAX_DESCRIPTION} characters")
+    games = record.get("games") or []
+    check_games(games, "the record gives")
+    info = record.get("info") or {}
+    if not isinstance(info, dict) or len(json.dumps(info, default=str)) > MAX_INFO:
+        raise RegistrationError(f"the agent's info is not an object of at most {MAX_INFO} characters")
+    return {"src": src, "kind": kind, "name": clean_name(name, MAX_NAME) or clean_name(src, MAX_NAME),
+            "description": clean_text(description, MAX_DESCRIPTION), "games": list(games), "info": dict(info)}
+
+
 def normalise_src(src: str) -> str:
     src = (src or "").strip()
     if not src:
@@ -62,9 +102,7 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
     """Check the agent answers `info` (with the secret, if any), then store it."""
     src = normalise_src(src)
     outside = agent_kinds()
-    if kind != "remote" and kind not in outside:
-        raise RegistrationError("kind must be 'remote' (an SDK agent)" + "".join(
-            f" or {name!r} ({k.describe})" for name, k in outside.items()))
+    check_kind(kind)
     if len(secret or "") > MAX_SECRET:
         raise RegistrationError(f"the secret is longer than {MAX_SECRET} characters")
     if len(description or "") > MAX_DESCRIPTION:
@@ -106,9 +144,7 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
         finally:
             remote.close()
     games = info.get("games", [])  # none declared: it plays any game
-    if not isinstance(games, list) or not all(isinstance(g, str) and 0 < len(g) <= 40 for g in games):
-        raise RegistrationError(f"refused: its info gives `games` as {str(games)[:60]!r}, not a list of "
-                                "game ids such as [\"spy\"]")
+    check_games(games, "its info gives")
     # what the agent says about itself is shown to every visitor: one clean line, bounded
     display = name or clean_name(info.get("name"), MAX_NAME) or clean_name(src, MAX_NAME)
     description = clean_text(description or info.get("description"), MAX_DESCRIPTION)

@@ -88,6 +88,10 @@ matches = Table(
     # when its per-seat records were applied to the totals and ratings: 1, 2, 3... in that order
     # (the order a rebuild replays); 0 not yet; -1 its records could not be derived
     Column("rated", Integer, nullable=False, default=0, server_default="0", index=True),
+    # where the record comes from: 'here' (played by this arena), 'dataset' (restored from the
+    # records dataset, its signature verified), 'adopted' (restored unsigned, by the operator's
+    # leave), '' (stored before origins were kept)
+    Column("origin", Chars(20), nullable=False, default="", server_default=""),
 )
 
 seats = Table(
@@ -365,7 +369,8 @@ class Store:
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(insert(matches).values(
                 id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
-                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules))
+                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
+                origin="here"))
             conn.execute(insert(seats), [
                 {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
                  "agent_name": r.get("agent_name") or r["agent_id"]}
@@ -500,6 +505,15 @@ class Store:
                 out["events"] = erows.get(mid, [])
                 yield out
 
+    def match_origins(self, match_ids: Sequence[str] | None = None) -> dict[str, str]:
+        """Where each match's record comes from (see `matches.origin`); every match's when
+        `match_ids` is None."""
+        query = select(matches.c.id, matches.c.origin)
+        if match_ids is not None:
+            query = query.where(matches.c.id.in_(list(match_ids)))
+        with self.engine.connect() as conn:
+            return {m: o for m, o in conn.execute(query)}
+
     def count_matches(self, game: str | None = None) -> int:
         query = select(func.count()).select_from(matches)
         if game:
@@ -507,16 +521,18 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())
 
-    def import_match(self, record: dict[str, Any]) -> bool:
+    def import_match(self, record: dict[str, Any], *, origin: str = "") -> bool:
         """Insert a match exactly as `get_match()` returned it (row, seats in order, events
-        with their original seq), in one transaction. False if the id is already stored."""
+        with their original seq), in one transaction, noting where it came from (`origin`).
+        False if the id is already stored."""
         match_id = str(record["id"])
         match_row = {"id": match_id, "game": str(record["game"]), "seed": int(record["seed"]),
                      "settings": record.get("settings") or {}, "status": str(record["status"]),
                      "tag": record.get("tag") or "", "owner": record.get("owner") or "",
                      "created_at": float(record["created_at"]),
                      "finished_at": record.get("finished_at"), "result": record.get("result"),
-                     "error": record.get("error"), "rules": str(record.get("rules") or "")}
+                     "error": record.get("error"), "rules": str(record.get("rules") or ""),
+                     "origin": origin}
         seat_rows = [{"match_id": match_id, "seat": str(s["seat"]), "position": i,
                       "agent_id": str(s["agent_id"]), "agent_name": str(s.get("agent_name") or s["agent_id"])}
                      for i, s in enumerate(record.get("seats") or [])]

@@ -2,6 +2,11 @@
 record. Games are pure: the seed and the replies stored in the match's `call` events
 give the same events again, so anyone holding a record can check it.
 
+A replay says a record is consistent, not who wrote it: forged replies replay as consistently
+as real ones. So each verdict comes with the record's authenticity, from where the store got
+it: played here, restored from the records dataset with its signature verified, or adopted
+unsigned by the operator's leave (see `signed_records`).
+
 The stored event list is, step by step: the call records of that step's requests (in
 request order), then the events the game emitted on receiving their outcomes. Replaying
 consumes the call records as replies and compares everything else.
@@ -11,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .core import Event, Outcome, Request, UnknownGame, get_game
@@ -20,6 +25,19 @@ from .core.replies import outcome_text
 
 Verdict = Literal["identical", "differs", "older_rules", "skipped"]
 COMPARED = ("kind", "actor", "text", "round", "visible_to", "data")
+# a match's `origin` in the store -> what it says about who wrote the record
+AUTHENTICITY = {
+    "here": "written here",
+    "dataset": "restored from the records dataset, signature verified",
+    "adopted": "restored from the records dataset unsigned, adopted by the operator",
+    "": "origin not recorded (stored before origins were kept)",
+}
+
+
+def authenticity(origin: str | None) -> str:
+    if origin is None:
+        return ""
+    return AUTHENTICITY.get(origin, f"unknown origin {origin!r}")
 
 
 @dataclass(frozen=True)
@@ -29,6 +47,7 @@ class Verification:
     verdict: Verdict
     detail: str = ""
     first_difference: int | None = None  # seq of the first event that differs
+    authenticity: str = ""  # who wrote the record, as far as this store knows ('' not asked)
 
     @property
     def ok(self) -> bool:
@@ -36,7 +55,8 @@ class Verification:
 
     def line(self) -> str:
         where = f" at event {self.first_difference}" if self.first_difference is not None else ""
-        return f"{self.match_id} ({self.game}): {self.verdict}{where}" + (f": {self.detail}" if self.detail else "")
+        return (f"{self.match_id} ({self.game}): {self.verdict}{where}" + (f": {self.detail}" if self.detail else "")
+                + (f"; {self.authenticity}" if self.authenticity else ""))
 
 
 class _Mismatch(Exception):
@@ -133,7 +153,13 @@ def replay(match: dict[str, Any]) -> None:
             raise _Mismatch(None, "the stored result differs from the replayed one")
 
 
-def verify_match(match: dict[str, Any]) -> Verification:
+def verify_match(match: dict[str, Any], origin: str | None = None) -> Verification:
+    """Replay `match`; with its `origin` (from `Store.match_origins`), say who wrote it too."""
+    result = _replayed(match)
+    return replace(result, authenticity=authenticity(origin)) if origin is not None else result
+
+
+def _replayed(match: dict[str, Any]) -> Verification:
     match_id, game_id = str(match.get("id")), str(match.get("game"))
     if match.get("status") == "running":
         return Verification(match_id, game_id, "skipped", "still running")
@@ -163,9 +189,9 @@ def verify_match(match: dict[str, Any]) -> Verification:
     return Verification(match_id, game_id, "identical", partial)
 
 
-def verify_many(matches: Iterable[dict[str, Any]]) -> Iterator[Verification]:
+def verify_many(matches: Iterable[dict[str, Any]], origins: dict[str, str] | None = None) -> Iterator[Verification]:
     for match in matches:
-        yield verify_match(match)
+        yield verify_match(match, None if origins is None else origins.get(str(match.get("id")), ""))
 
 
-__all__ = ["Verification", "replay", "verify_many", "verify_match"]
+__all__ = ["AUTHENTICITY", "Verification", "authenticity", "replay", "verify_many", "verify_match"]

@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from pg_server import free_port
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import create_engine, func, inspect, select, text
 
 from space_app import migrations
 from space_app.cli import main as cli_main
@@ -201,3 +202,29 @@ def test_an_unreachable_postgresql_server_fails_at_start_with_one_line():
     # the arena itself, as `python app.py` starts it
     line = one_line_error([sys.executable, "app.py"], {"ARENA_DB": url})
     assert f"127.0.0.1:{port}" in line and "hunter2" not in line
+
+
+def test_a_store_from_before_match_origins_upgrades_and_verify_says_so(tmp_path, capsys):
+    """A store at the baseline revision: its matches get an empty origin, which `verify`
+    reports as not recorded; matches played after the upgrade are 'written here'."""
+    db = tmp_path / "baseline.db"
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "0001_baseline")
+    with engine.begin() as conn:  # a match stored through the baseline's columns
+        assert "origin" not in {c["name"] for c in inspect(conn).get_columns("matches")}
+        conn.execute(text("INSERT INTO matches (id, game, seed, settings, status, tag, owner, created_at, process) "
+                          "VALUES ('older', 'spy', 1, '{}', 'aborted', '', '', 1.0, '')"))
+    engine.dispose()
+    store = Store(db)
+    assert store.schema_before == ("0001_baseline",) and revisions(str(db)) == migrations.heads()
+    with store.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+    store.create_match("newer", "spy", 2, [{"seat": "P1", "agent_id": "house:random"}])
+    store.finish_match("newer", "aborted")
+    assert store.match_origins() == {"older": "", "newer": "here"}
+    store.close()
+    assert cli_main(["--db", str(db), "verify", "--all", "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "older (spy): skipped: aborted, empty; origin not recorded" in out
+    assert "newer (spy): skipped: aborted, empty; written here" in out

@@ -4,85 +4,29 @@ Hub (HfApi + HfFileSystem over one dict of uploaded files): no network."""
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import json
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from fake_hub import REPO, FakeFs, FakeHfApi
 
 import space_app.main as main_module
 from space_app.config import ArenaConfig
 from space_app.core import get_game
 from space_app.leaderboard import board
 from space_app.service import Arena, MatchPlan
+from space_app.signed_records import RecordSigner
 from space_app.standings import catch_up
 from space_app.store import Store
 from space_app.sync import RecordSync
 
-REPO = "me/arena-records"
 PAIR = {"pair": {"civilian": "tea", "spy": "coffee"}}
 SECRET = "s3cret"
-
-
-class FakeHfApi:
-    """What CommitScheduler calls on an HfApi; commits land in `files` (path_in_repo -> bytes)."""
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self.files = files
-        self.commits = 0
-        self.created: list[dict[str, Any]] = []
-        self._serial = threading.Lock()  # the real run_as_future runs one job at a time
-
-    def create_repo(self, repo_id: str, **kwargs: Any) -> SimpleNamespace:
-        self.created.append({"repo_id": repo_id, **kwargs})
-        return SimpleNamespace(repo_id=repo_id)
-
-    def create_commit(self, repo_id: str, operations: list[Any], **kwargs: Any) -> SimpleNamespace:
-        for op in operations:
-            fileobj = op.path_or_fileobj
-            if isinstance(fileobj, bytes):
-                data = fileobj
-            elif isinstance(fileobj, str):
-                data = Path(fileobj).read_bytes()
-            else:
-                fileobj.seek(0)
-                data = fileobj.read()
-            self.files[op.path_in_repo] = data
-        self.commits += 1
-        return SimpleNamespace(oid=f"commit{self.commits}")
-
-    def run_as_future(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
-        future: Future = Future()
-        with self._serial:
-            try:
-                future.set_result(fn(*args, **kwargs))
-            except BaseException as exc:  # noqa: BLE001
-                future.set_exception(exc)
-        return future
-
-    def super_squash_history(self, **kwargs: Any) -> None:
-        pass
-
-
-class FakeFs:
-    """The part of HfFileSystem that restore() uses, over the same dict."""
-
-    def __init__(self, files: dict[str, bytes], repo_id: str = REPO) -> None:
-        self.files = files
-        self.prefix = f"datasets/{repo_id}/"
-
-    def glob(self, pattern: str, **kwargs: Any) -> list[str]:
-        return [self.prefix + k for k in list(self.files) if fnmatch.fnmatch(self.prefix + k, pattern)]
-
-    def read_text(self, path: str, encoding: str | None = None, **kwargs: Any) -> str:
-        if not path.startswith(self.prefix) or path[len(self.prefix):] not in self.files:
-            raise FileNotFoundError(path)
-        return self.files[path[len(self.prefix):]].decode(encoding or "utf-8")
+# the arena's records key, kept across Space restarts as a secret (ARENA_RECORDS_KEY)
+KEY = "k" * 24 + "-records-key-for-tests"
 
 
 @pytest.fixture
@@ -96,8 +40,8 @@ def make_sync(hub: SimpleNamespace, tmp_path: Path) -> Iterator[Callable[..., Re
     made: list[RecordSync] = []
 
     def _make(store: Store, name: str) -> RecordSync:
-        sync = RecordSync(store, REPO, folder=tmp_path / f"sync-{name}", every_minutes=60,
-                          hf_api=hub.api, fs=hub.fs)
+        sync = RecordSync(store, REPO, signer=RecordSigner(KEY.encode()), folder=tmp_path / f"sync-{name}",
+                          every_minutes=60, hf_api=hub.api, fs=hub.fs)
         made.append(sync)
         return sync
 
@@ -159,7 +103,7 @@ def test_records_round_trip_through_the_dataset(hub, make_sync, tmp_path):
     restorer = make_sync(fresh, "b")
     counts = restorer.restore()
     assert counts["matches"] == 3 and counts["matches_known"] == 0
-    assert counts["agents"] == 2 and counts["agents_inactive"] == 1 and counts["skipped"] == 0
+    assert counts["agents"] == 2 and counts["agents_inactive"] == 1 and counts["refused"] == 0
     for match_id in ids:
         assert fresh.get_match(match_id) == store.get_match(match_id)
     # restored matches get their per-seat records and standings, the same as the original's
@@ -190,7 +134,7 @@ def test_records_round_trip_through_the_dataset(hub, make_sync, tmp_path):
     assert snapshot(store) == before_a
 
 
-def test_malformed_lines_are_skipped_and_counted(hub, make_sync, tmp_path):
+def test_malformed_lines_are_refused_and_counted(hub, make_sync, tmp_path):
     store = Store(tmp_path / "a.db")
     arena = Arena(store)
     sync = make_sync(store, "a")
@@ -204,8 +148,8 @@ def test_malformed_lines_are_skipped_and_counted(hub, make_sync, tmp_path):
 
     fresh = Store(tmp_path / "b.db")
     counts = make_sync(fresh, "b").restore()
-    # 3 bad match lines, 2 bad agent lines; the good line after them still comes in
-    assert counts["skipped"] == 5
+    # 3 unreadable lines, 2 readable but unsigned; the good line after them still comes in
+    assert counts["unreadable"] == 3 and counts["unsigned"] == 2 and counts["refused"] == 5
     assert counts["matches"] == 1 and counts["matches_known"] == 1
     assert fresh.get_match(match_id) == store.get_match(match_id)
     assert fresh.get_match("abc") is None and fresh.get_agent("x/y") is None
@@ -250,7 +194,8 @@ def test_create_arena_restores_then_records(hub, make_sync, tmp_path, monkeypatc
     monkeypatch.setattr(main_module, "build_app", lambda api: built.append(api) or real_build(api))
 
     # demo matches asked for, but the restore comes first, so none are played
-    config = ArenaConfig(db=str(tmp_path / "space" / "arena.db"), dataset_repo=REPO, demo_matches=2)
+    config = ArenaConfig(db=str(tmp_path / "space" / "arena.db"), dataset_repo=REPO, demo_matches=2,
+                         records_key=KEY)
     demo, kwargs = main_module.create_arena(config, hf_api=hub.api, fs=hub.fs)
     assert isinstance(kwargs, dict)
     api = built[-1]
@@ -294,19 +239,28 @@ def test_create_arena_starts_when_the_hub_is_unreachable(tmp_path, monkeypatch):
 
 
 def test_a_restore_never_pairs_a_stored_secret_with_another_url(hub, make_sync, tmp_path):
-    """Whoever can write to the dataset can change an agent's URL in it; the secret kept on
-    this disk for the old URL must not be sent to the new one."""
+    """A line that points an agent elsewhere is refused unless the arena signed it; and when
+    it did (an arena sharing the key recorded the move), the secret kept on this disk for the
+    old URL is not sent to the new one."""
     store = Store(tmp_path / "a.db")
     store.upsert_agent("alice/bot-1", name="bot", kind="remote", src="https://alice.example/agent",
                        secret=SECRET, owner="alice", games=["spy"], info={"name": "bot"})
     sync = make_sync(store, "a")
     assert sync.record_agent("alice/bot-1")
     sync.flush()
-    # the dataset's line now points the agent elsewhere
-    for key, data in list(hub.files.items()):
-        if key.startswith("agents/"):
-            hub.files[key] = data.replace(b"https://alice.example/agent", b"https://attacker.example/")
-    assert make_sync(store, "b").restore()["agents"] == 1
-    moved = store.get_agent("alice/bot-1", with_secret=True)
-    assert moved["src"] == "https://attacker.example/"
-    assert moved["secret"] is None and moved["info"]["needs_secret"] is True
+    [key] = [k for k in hub.files if k.startswith("agents/")]
+    signed = hub.files[key]
+    # whoever can write to the dataset points the agent elsewhere: the line no longer verifies
+    hub.files[key] = signed.replace(b"https://alice.example/agent", b"https://attacker.example/")
+    counts = make_sync(store, "b").restore()
+    assert counts["bad_signature"] == 1 and counts["agents"] == 0
+    kept = store.get_agent("alice/bot-1", with_secret=True)
+    assert kept["src"] == "https://alice.example/agent" and kept["secret"] == SECRET
+
+    moved = {k: v for k, v in json.loads(signed).items() if k != "_sig"}
+    moved["src"] = "https://elsewhere.example/agent"
+    hub.files[key] = (RecordSigner(KEY.encode()).line("agents", moved) + "\n").encode()
+    assert make_sync(store, "c").restore()["agents"] == 1
+    moved_row = store.get_agent("alice/bot-1", with_secret=True)
+    assert moved_row["src"] == "https://elsewhere.example/agent"
+    assert moved_row["secret"] is None and moved_row["info"]["needs_secret"] is True
