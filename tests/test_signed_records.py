@@ -58,7 +58,7 @@ def make_sync(hub: SimpleNamespace, tmp_path: Path) -> Iterator[Callable[..., Re
 
 
 def play(arena: Arena, seeds: list[int]) -> list[str]:
-    n = get_game("spy").default_players
+    n = get_game("spy").facts.default_players
     specs = ["house:heuristic", "house:random"]
     ids = []
     for seed in seeds:
