@@ -34,7 +34,7 @@ from space_app import migrations
 from space_app.admission import MatchSlots, match_slot
 from space_app.api import ArenaAPI
 from space_app.config import ArenaConfig
-from space_app.store import Store
+from space_app.store import Store, to_url
 from space_app.suites import open_suite
 from space_app.suites.run import first_n
 
@@ -183,10 +183,10 @@ def test_the_agents_own_failure_and_a_timeout_are_answers_not_retries(tmp_path):
     api.store.close()
 
 
-def test_a_store_from_before_keeps_its_unreachable_answers_to_retry(tmp_path):
+def test_a_store_from_before_keeps_its_unreachable_answers_to_retry(new_store):
     """A store written before retryable answers existed holds the poisoned answers as failed;
-    opening it marks them to retry, and only them."""
-    db = str(tmp_path / "old.db")
+    opening it marks them to retry, and only them (SQLite and PostgreSQL)."""
+    db = new_store()
     store = Store(db)
     row = {"types": ["belief"], "gold": "A", "parsed": None, "correct": 0, "reply": None, "latency_ms": 1.0}
     store.save_answers(SUITE, "alice/quizzer", [
@@ -198,7 +198,7 @@ def test_a_store_from_before_keeps_its_unreachable_answers_to_retry(tmp_path):
         {**row, "item_id": "q6", "status": "ok", "detail": "", "parsed": "A", "correct": 1},
     ])
     store.close()
-    engine = create_engine(f"sqlite:///{db}")
+    engine = create_engine(to_url(db))
     with engine.connect() as conn, conn.begin():  # back to the schema of before
         command.downgrade(migrations.config(conn), "0001_baseline")
     engine.dispose()
