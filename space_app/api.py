@@ -190,8 +190,9 @@ class ArenaAPI:
 
     # -- who may act for a registered agent --------------------------------------------
     def owner_or_operator(self, row: dict[str, Any], user: str | None) -> bool:
-        """The ownership rule: a registered agent is edited, removed, benchmarked and tried by
-        the user who registered it, or by one of this arena's operators."""
+        """The ownership rule: a registered agent is removed, benchmarked and tried by the user
+        who registered it, or by one of this arena's operators (editing is registering the same
+        source again, which only its owner's sign-in reaches)."""
         return bool(user) and (user == row["owner"] or user in self.config.operators)
 
     def check_owner(self, spec: str, visitor: str, doing: str, instead: str) -> None:

@@ -388,3 +388,12 @@ def test_numeric_parameters_of_read_endpoints_are_refused_by_name(space):
         "deals must be a whole number from 1 to 200, not 'many'"
     assert refusal(anyone, "/compare", "house:heuristic", "house:random", "spy", 500) == \
         "deals must be a whole number from 1 to 200, not 500"
+
+
+def test_the_operators_are_the_listed_users_and_the_spaces_owner(monkeypatch):
+    monkeypatch.setenv("ARENA_OPERATORS", " opal, ops ,,")
+    monkeypatch.setenv("SPACE_ID", "alice/deduction-arena")
+    assert ArenaConfig.from_env().operators == ["opal", "ops", "alice"]
+    monkeypatch.delenv("SPACE_ID")
+    monkeypatch.delenv("ARENA_OPERATORS")
+    assert ArenaConfig.from_env().operators == []  # locally: whoever runs the arena, no list needed
