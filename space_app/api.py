@@ -11,9 +11,8 @@ import random
 import re
 import threading
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -21,8 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from sdk import AgentError, Observation
+from sdk.agent import LOCAL_AGENT_THREADS
 from sdk.remote import resolve_src
 
+from .admission import MatchSlots
 from .agents.catalogue import (
     AgentCatalogue,
     UnknownAgent,
@@ -40,6 +41,7 @@ from .core.events import GENERIC
 from .core.game import Request
 from .core.transcript import seen_by
 from .export import snapshot
+from .images import outside_images
 from .leaderboard import board
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
@@ -70,9 +72,10 @@ class ApiError(ValueError):
     """A request the arena refuses, with the reason."""
 
 
-def whole_number(value: Any, name: str, low: int, high: int) -> int:
+def whole_number(value: Any, name: str, low: int, high: int, clamp: bool = True) -> int:
     """A numeric parameter as given by any client (a number or its text), kept within
-    low..high; anything else is refused naming the parameter and what it accepts."""
+    low..high (`clamp=False`: refused outside it); anything else is refused naming the
+    parameter and what it accepts."""
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -83,6 +86,8 @@ def whole_number(value: Any, name: str, low: int, high: int) -> int:
     if number is None:
         shown = repr(value)[:40] if isinstance(value, str) else type(value).__name__
         raise ApiError(f"{name} must be a whole number from {low} to {high}, not {shown}")
+    if not clamp and not low <= number <= high:
+        raise ApiError(f"{name} must be a whole number from {low} to {high}, not {number}")
     return max(low, min(number, high))
 
 
@@ -140,28 +145,22 @@ class ArenaAPI:
         self.arena = Arena(self.store, AgentCatalogue(self.store, config.remote_timeout, egress=self.egress,
                                                       max_cached=config.agent_cache_size),
                            match_seconds=config.max_match_seconds)
-        self._running: Counter[str] = Counter()
+        self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
         # matches restored from a dataset or stored by an older version get their records now
         catch_up(self.store)
 
     # -- admission control ------------------------------------------------------
-    @contextmanager
-    def admit(self, visitor: str) -> Iterator[None]:
-        with self._lock:
-            total = sum(self._running.values())
-            if total >= self.config.max_matches_total:
-                raise ApiError(f"The arena is running {total} matches, its limit; try again in a minute.")
-            if self._running[visitor] >= self.config.max_matches_per_visitor:
-                raise ApiError(f"You already have {self._running[visitor]} matches running "
-                               f"(limit {self.config.max_matches_per_visitor}); wait for one to finish.")
-            self._running[visitor] += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._running[visitor] -= 1
+    def admit(self, visitor: str) -> AbstractContextManager[None]:
+        """One match (or one agent call) for `visitor`, now, or refused with the reason."""
+        return self.slots.now(visitor)
+
+    def admit_batch(self, visitor: str) -> AbstractContextManager[None]:
+        """A call that plays several matches (a comparison, a study, a benchmark's questions):
+        admitted now or refused, then each of its matches waits for a slot of `visitor`'s, so
+        the visitor never has more matches running than their cap (see `space_app.admission`)."""
+        return self.slots.batch(visitor)
 
     # -- agents ------------------------------------------------------------------
     def register_agent(self, src: str, name: str = "", secret: str = "", description: str = "",
@@ -181,13 +180,38 @@ class ArenaAPI:
         row = self.store.get_agent(agent_id)
         if row is None or not row["active"]:
             raise ApiError(f"no agent {agent_id!r}")
-        if row["owner"] != owner:
+        if not self.owner_or_operator(row, owner):
             raise ApiError("only the owner can remove this agent")
         self.store.deactivate_agent(agent_id)
         self.arena.catalogue.forget(agent_id)
         if self.sync is not None:
             self.sync.record_agent(agent_id)
         return f"removed {agent_id}"
+
+    # -- who may act for a registered agent --------------------------------------------
+    def owner_or_operator(self, row: dict[str, Any], user: str | None) -> bool:
+        """The ownership rule: a registered agent is removed, benchmarked and tried by the user
+        who registered it, or by one of this arena's operators (editing is registering the same
+        source again, which only its owner's sign-in reaches)."""
+        return bool(user) and (user == row["owner"] or user in self.config.operators)
+
+    def check_owner(self, spec: str, visitor: str, doing: str, instead: str) -> None:
+        """Refuse `doing` on a registered agent unless `visitor` owns it or operates the arena.
+        House agents and `remote:`/`wis:` URLs (which carry no stored secret) are anyone's to use
+        under the seat rules; off a Space (and in-process, visitor 'api') the caller runs the
+        arena, so is its operator."""
+        base = base_of(spec)
+        if is_ad_hoc(base) or base in house_agents() or visitor == "api" or not self.config.on_space:
+            return
+        row = self.store.get_agent(base)
+        if row is None or not row["active"]:
+            return  # not a registered agent: resolving it says what is wrong
+        user = visitor.removeprefix("user:") if visitor.startswith("user:") else None
+        if self.owner_or_operator(row, user):
+            return
+        who = "sign in with Hugging Face as its owner" if user is None else "you are not its owner"
+        raise ApiError(f"only the owner of {base!r} ({row['owner']}) or this arena's operator can {doing} "
+                       f"it ({who}); {instead}")
 
     def list_agents(self) -> list[dict[str, Any]]:
         house = [{"id": name, "name": name, "kind": "house", "owner": "arena", "description": agent.description,
@@ -358,11 +382,20 @@ class ArenaAPI:
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
             raise ApiError(f"invalid observation: {problems}") from exc
+        outside = outside_images(obs)
+        if outside:
+            where, url = outside[0]
+            raise ApiError(f"invalid observation: {where}: {url[:80]!r} is an outside image URL; only this "
+                           "arena's image references (e.g. mystery/<script>/<file>) and data: URLs are sent "
+                           f"to agents ({len(outside)} refused)")
         spec = str(agent or "").strip()
         if not spec:
             raise ApiError("choose an agent")
         if is_ad_hoc(spec):
             self._check_ad_hoc(spec, signed_in)
+        # a registered agent is called with its owner's secret: trying it is the owner's
+        self.check_owner(spec, visitor, "try", "it is called with its owner's secret: try a house agent, or "
+                         "your own agent by URL (remote:<URL>)")
         with self.admit(visitor):
             try:
                 seated = self.arena.catalogue.resolve(spec)
@@ -376,40 +409,58 @@ class ArenaAPI:
                 "seconds": seconds, "truncated": bool(record.truncated)}
 
     # -- question suites ---------------------------------------------------------------
-    async def run_benchmark(self, suite: str, agent: str, limit: int = 0, visitor: str = "api",
-                            signed_in: bool = True) -> dict[str, Any]:
+    async def run_benchmark(self, suite: str, agent: str, limit: int | str = 0, visitor: str = "api",
+                            signed_in: bool = True, fresh: bool = False) -> dict[str, Any]:
         """Run an agent's `answer` over a shipped suite (a fixed sample of `limit` questions; 0: all)
-        and return its scores. Answers are kept: a second call resumes, a cut run keeps its part."""
+        and return its scores. Answers are kept: a second call resumes (asking again the questions
+        whose call failed for infrastructure reasons), a cut run keeps its part; `fresh` forgets the
+        agent's previous answers to the suite first. A registered agent is its owner's to benchmark."""
         if suite not in SUITES:
             raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
         opened = open_suite(suite)
         agent = str(agent or "").strip()
         if not agent:
             raise ApiError("name the agent to benchmark (e.g. house:guess)")
+        count = whole_number(limit, "limit", 0, MAX_SUITE_LIMIT, clamp=False)
+        if not isinstance(fresh, bool):
+            raise ApiError(f"fresh must be true or false, not {type(fresh).__name__}")
         if is_ad_hoc(agent):
             self._check_ad_hoc(agent, signed_in)
+        self.check_owner(agent, visitor, "run a benchmark on",
+                         "its published results are open to everyone (benchmark_results)")
         try:
             resolved = self.arena.catalogue.resolve(agent)
             self.arena.catalogue.check_plays(agent, opened.game)
         except UnknownAgent as exc:
             raise ApiError(str(exc)) from exc
-        if not 0 <= int(limit) <= MAX_SUITE_LIMIT:
-            raise ApiError(f"limit must be 0 (all) to {MAX_SUITE_LIMIT}")
         seconds = min(60.0, self.config.max_turn_seconds)
-        with self.admit(visitor):
+        with self.admit_batch(visitor):
+            await self._wake(agent, resolved)
             try:
                 scores = await asyncio.wait_for(
-                    run_suite(self.store, opened, resolved, agent,
-                              limit=int(limit) or None, seconds=seconds),
+                    run_suite(self.store, opened, resolved, agent, limit=count or None, seconds=seconds,
+                              fresh=fresh, concurrency=self.config.max_matches_per_visitor),
                     timeout=self.config.max_match_seconds)
             except TimeoutError:
                 raise ApiError(f"the run passed this arena's limit of {self.config.max_match_seconds:g} s; "
                                "the answers so far are kept: run it again to go on") from None
         return scores.to_dict()
 
+    async def _wake(self, spec: str, agent: Any) -> None:
+        """Wake the agent (a sleeping Space, a model to load) before any question is asked, as
+        a match does; one that cannot be reached is refused and nothing is recorded."""
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(loop.run_in_executor(LOCAL_AGENT_THREADS, agent.prepare),
+                                   timeout=self.config.max_match_seconds)
+        except Exception as exc:  # noqa: BLE001 - every way of not waking is the same refusal
+            why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            raise ApiError(f"{spec!r} could not be reached before the benchmark ({str(why)[:200]}); nothing "
+                           "was recorded: run it again once the agent is up") from None
+
     # -- duplicate comparisons ---------------------------------------------------------
-    async def compare(self, a: str, b: str, game: str = "spy", deals: int = 50,
-                      opponents: list[str] | str | None = None, seed: int = 0, players: int = 0,
+    async def compare(self, a: str, b: str, game: str = "spy", deals: int | str = 50,
+                      opponents: list[str] | str | None = None, seed: int | str = 0, players: int | str = 0,
                       measure: str = "win", visitor: str = "api", signed_in: bool = True) -> dict[str, Any]:
         """Duplicate mode (`space_app.compare`): every deal played twice, A and B swapped into
         the same seat against the same opponents; the paired difference with its 95% bootstrap
@@ -418,10 +469,9 @@ class ArenaAPI:
             raise ApiError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
         if measure not in MEASURES:
             raise ApiError(f"measure must be one of {', '.join(MEASURES)}")
-        if not 1 <= int(deals) <= MAX_COMPARE_DEALS:
-            raise ApiError(f"deals must be 1 to {MAX_COMPARE_DEALS}")
-        if not 0 <= int(seed) < SEED_LIMIT:
-            raise ApiError("seed must be a non-negative 64-bit integer")
+        deals = whole_number(deals, "deals", 1, MAX_COMPARE_DEALS, clamp=False)
+        seed = whole_number(seed, "seed", 0, SEED_LIMIT - 1, clamp=False)
+        players = whole_number(players, "players", 0, MAX_SEATS, clamp=False)
         if isinstance(opponents, str):
             opponents = opponents.split(",")
         others = [str(o).strip() for o in opponents or [] if str(o).strip()]
@@ -435,7 +485,8 @@ class ArenaAPI:
                 raise ApiError(f"an agent spec is longer than {MAX_SPEC} characters")
             if is_ad_hoc(agent):
                 self._check_ad_hoc(agent, signed_in)
-        with self.admit(visitor):
+        # one slot of the visitor's per match: never more at once than their cap
+        with self.admit_batch(visitor):
             try:
                 result = await asyncio.wait_for(
                     duplicate(self.arena, specs[0], specs[1], game, int(deals), opponents=others or None,
@@ -461,7 +512,11 @@ class ArenaAPI:
                 by_agent.setdefault(row["agent_id"], []).append(row)
                 if row["agent_id"].startswith(HUMAN_PREFIX):
                     people.add(row["agent_id"])
-        out = [{**score(suite, agent, rows, items).to_dict(), "people": len(people) if agent == PEOPLE else None}
+        retry = {agent: len(ids & items.keys()) for agent, ids in self.store.to_retry(suite).items()}
+        for agent in retry:
+            by_agent.setdefault(agent, [])  # an agent with questions to retry and none answered yet
+        out = [{**score(suite, agent, rows, items, retry.get(agent, 0)).to_dict(),
+                "people": len(people) if agent == PEOPLE else None}
                for agent, rows in pooled(by_agent).items()]
         return sorted(out, key=lambda r: (-(r["accuracy"] or 0.0), r["agent"]))
 
@@ -490,7 +545,7 @@ class ArenaAPI:
         except ValueError as exc:
             raise ApiError(str(exc)) from exc
 
-    def leaderboard(self, game: str = "spy", min_games: int = 0, sources: str | Iterable[str] = "default",
+    def leaderboard(self, game: str = "spy", min_games: int | str = 0, sources: str | Iterable[str] = "default",
                     tag: str | None = None, void_infra: bool = False) -> list[dict[str, Any]]:
         """One row per agent, read from the stored standings; `min_games` counts matches;
         `sources`: 'default' (visitor, human and tournament matches), 'all' or a comma list
@@ -502,7 +557,8 @@ class ArenaAPI:
             kinds = parse_kinds(sources) if sources or tag is None else None
         except ValueError as exc:
             raise ApiError(str(exc)) from exc
-        return board(self.store, game, sources=kinds, tag=tag or None, min_matches=max(0, int(min_games)),
+        minimum = whole_number(min_games, "min_games", 0, 1_000_000)
+        return board(self.store, game, sources=kinds, tag=tag or None, min_matches=minimum,
                      void_infra=bool(void_infra))
 
     # -- what the interface reads beyond the public endpoints --------------------------
@@ -535,9 +591,10 @@ class ArenaAPI:
 
     async def run_study(self, game: str, study: str, base: str, games: int, seed: int,
                         visitor: str = "study") -> list[dict[str, Any]]:
-        """Run the study on the arena, admitted like any visitor's matches."""
+        """Run the study on the arena: admitted like a comparison, each of its matches takes
+        one of the visitor's slots."""
         found = self._study(game, study)
-        with self.admit(visitor):
+        with self.admit_batch(visitor):
             return await found.run(self.arena, base=base, games=int(games), seed=int(seed))
 
     def results_page(self, game: str) -> ResultsPage | None:

@@ -299,7 +299,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     say(f"{suite.id}: {args.agent} answered {scores.answered} questions; "
-        f"unparsed {_pct(out['unparsed_rate'])}, timeouts/errors {_pct(out['failed_rate'])}")
+        f"unparsed {_pct(out['unparsed_rate'])}, timeouts/errors {_pct(out['failed_rate'])}"
+        + (f"; {scores.to_retry} could not reach the agent (asked again next run)" if scores.to_retry else ""))
     rows = [{"type": "all", **_ci(out, "accuracy")}]
     rows += [{"type": t, **_ci(r, "accuracy")} for t, r in out["by_type"].items()]
     if args.by_tag:

@@ -26,6 +26,15 @@ def listen_address(environ: Mapping[str, str] = os.environ) -> str:
     return "0.0.0.0" if environ.get("SPACE_ID") else "127.0.0.1"
 
 
+def _operators(listed: str, space_id: str | None) -> list[str]:
+    """ARENA_OPERATORS (comma-separated user names), and on a Space its owner (a user's
+    namespace; an organisation's name is no user's, so it grants nothing)."""
+    names = [n.strip() for n in listed.split(",") if n.strip()]
+    if space_id and "/" in space_id:
+        names.append(space_id.split("/", 1)[0])
+    return list(dict.fromkeys(names))
+
+
 class ArenaConfig(BaseModel):
     db: str = Field(default="data/arena.db", description="SQLite file or database URL")
     space_id: str | None = Field(default=None, description="set on Hugging Face Spaces")
@@ -38,6 +47,9 @@ class ArenaConfig(BaseModel):
                                                 "client address to X-Forwarded-For (1 on a Space)")
     max_matches_total: int = 16
     max_matches_per_visitor: int = 2
+    operators: list[str] = Field(default_factory=list,
+                                 description="Hugging Face users who may act for every registered agent "
+                                             "(remove, benchmark, try it) besides its owner")
     human_seconds: float = 180.0
     remote_timeout: float = Field(default=10.0, gt=0, description="seconds an agent has to answer a call outside "
                                   "a turn (info, the secret probe); a turn lasts its game's limit")
@@ -75,6 +87,7 @@ class ArenaConfig(BaseModel):
             trusted_proxy_hops=int(os.environ.get("ARENA_TRUSTED_PROXY_HOPS", "1" if on_space else "0")),
             max_matches_total=int(os.environ.get("ARENA_MAX_MATCHES", "16")),
             max_matches_per_visitor=int(os.environ.get("ARENA_MAX_MATCHES_PER_VISITOR", "2")),
+            operators=_operators(os.environ.get("ARENA_OPERATORS", ""), os.environ.get("SPACE_ID")),
             human_seconds=float(os.environ.get("ARENA_HUMAN_SECONDS", "180")),
             remote_timeout=float(os.environ.get("ARENA_REMOTE_TIMEOUT", "10")),
             max_turn_seconds=float(os.environ.get("ARENA_MAX_TURN_SECONDS", "120")),

@@ -73,6 +73,26 @@ def game_resolver(game: str, width: int = MODEL_WIDTH) -> Resolver | None:
         return None
 
 
+def outside_images(obs: Observation) -> list[tuple[str, str]]:
+    """(where, value) of every image in `obs` that is neither a data: URL nor a reference of
+    the arena's own (no scheme, no host): an http(s), file or protocol-relative URL in an
+    observation a visitor wrote would have an agent author's model server fetch it."""
+    found = [(f"images[{i}]", ref) for i, ref in enumerate(obs.images)]
+    found += [(f"history[{h}].images[{i}]", ref) for h, item in enumerate(obs.history)
+              for i, ref in enumerate(item.images)]
+    found += [(f"private.documents[{d}].images[{i}]", ref)
+              for d, doc in enumerate(obs.private.documents) for i, ref in enumerate(doc.images)]
+    return [(where, ref) for where, ref in found if not _own_image(ref)]
+
+
+def _own_image(ref: str) -> bool:
+    value = ref.strip()
+    if value.lower().startswith("data:"):
+        return True
+    # a reference is a relative path: no scheme (`http:`, `file:`, `javascript:`), no `//host`
+    return ":" not in value.split("/", 1)[0] and not value.startswith(("//", "\\\\"))
+
+
 def inline_images(obs: Observation, to_url: Resolver) -> Observation:
     """`obs` with each image reference it holds (in `images`, in history items and in private
     documents) replaced by its data URL; a reference the game does not know stays as it is.

@@ -12,6 +12,7 @@ from typing import Any
 
 from sdk.agent import LOCAL_AGENT_THREADS
 
+from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .core import get_game
 from .core.events import Call, Event
@@ -58,7 +59,14 @@ class Arena:
     async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
                   extra_agents: dict[str, SeatAgent] | None = None) -> MatchOutcome:
         """Run one match to its end; events are stored as each step happens.
-        `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat."""
+        `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat.
+        A match of an admitted batch (a visitor's comparison or study) first waits for a
+        slot of that visitor's (`admission.match_slot`); it is created only once it has one."""
+        async with match_slot():
+            return await self._run(plan, on_events, extra_agents)
+
+    async def _run(self, plan: MatchPlan, on_events: LiveCallback | None,
+                   extra_agents: dict[str, SeatAgent] | None) -> MatchOutcome:
         spec = get_game(plan.game)
         game = spec.make(len(plan.seats), plan.seed, plan.settings)
         game.match_id = plan.match_id or new_match_id()

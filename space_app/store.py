@@ -174,6 +174,9 @@ suite_answers = Table(
     Column("latency_ms", Float, nullable=False),
     Column("tokens", Integer, nullable=False, default=0),
     Column("created_at", Float, nullable=False),
+    # 1: the call never reached the agent's own code (unreachable, HTTP 5xx): not an answer,
+    # left out of scores and asked again by the next run
+    Column("retryable", Integer, nullable=False, default=0, server_default="0"),
 )
 
 # a judge's verdict on one seat of one match (e.g. a murder mystery's role-play score from an
@@ -623,7 +626,8 @@ class Store:
                 {"suite": suite, "agent_id": agent_id, "created_at": now, **r} for r in rows])
 
     def answers(self, suite: str, agent_id: str | None = None) -> list[dict[str, Any]]:
-        query = select(suite_answers).where(suite_answers.c.suite == suite)
+        """The answers given (a question to retry is none: see `to_retry`)."""
+        query = select(suite_answers).where(suite_answers.c.suite == suite, suite_answers.c.retryable == 0)
         if agent_id is not None:
             query = query.where(suite_answers.c.agent_id == agent_id)
         with self.engine.connect() as conn:
@@ -631,10 +635,22 @@ class Store:
                                                                  suite_answers.c.item_id)).mappings()]
 
     def answered(self, suite: str, agent_id: str) -> set[str]:
+        """The questions an agent answered (not those to retry): a resumed run skips them."""
         query = select(suite_answers.c.item_id).where(suite_answers.c.suite == suite,
-                                                     suite_answers.c.agent_id == agent_id)
+                                                     suite_answers.c.agent_id == agent_id,
+                                                     suite_answers.c.retryable == 0)
         with self.engine.connect() as conn:
             return {r[0] for r in conn.execute(query)}
+
+    def to_retry(self, suite: str) -> dict[str, set[str]]:
+        """agent -> the questions whose call failed for infrastructure reasons, to ask again."""
+        query = select(suite_answers.c.agent_id, suite_answers.c.item_id).where(
+            suite_answers.c.suite == suite, suite_answers.c.retryable == 1)
+        out: dict[str, set[str]] = {}
+        with self.engine.connect() as conn:
+            for agent_id, item_id in conn.execute(query):
+                out.setdefault(agent_id, set()).add(item_id)
+        return out
 
     def forget_answers(self, suite: str, agent_id: str) -> None:
         with self._write_lock, self.engine.begin() as conn:
@@ -643,7 +659,8 @@ class Store:
 
     def suites_answered(self) -> list[tuple[str, str, int]]:
         """(suite, agent, answers) for every suite an agent answered."""
-        query = select(suite_answers.c.suite, suite_answers.c.agent_id, func.count()).group_by(
+        query = select(suite_answers.c.suite, suite_answers.c.agent_id, func.count()).where(
+            suite_answers.c.retryable == 0).group_by(
             suite_answers.c.suite, suite_answers.c.agent_id)
         with self.engine.connect() as conn:
             return [(s, a, int(n)) for s, a, n in conn.execute(query)]

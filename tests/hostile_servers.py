@@ -3,6 +3,7 @@ that records every request it gets, and a hostile agent server whose behaviour i
 chosen by the first part of the path (so one server plays every attack):
 
     /agent/...      a well-behaved SDK agent: `info`, and `act` answering the first option
+    /any/...        the same agent declaring no games (so it plays every game and suite)
     /redirect/...   307 to the internal service (same path), as an attacker's Space would
     /bomb/...       a gzip compression bomb (~1 MB on the wire, 1 GiB inflated)
     /brotli/...     a reply that claims an encoding nobody should inflate
@@ -12,6 +13,10 @@ chosen by the first part of the path (so one server plays every attack):
     /flat/...       an agent whose `act` reply is `{"data": "<text>"}` (a string, not a list)
     /deep/...       an agent whose `act` reply is JSON nested 20,000 levels deep (~40 kB)
     /tokens/...     an agent that reports 10^30 prompt tokens and -7 completion tokens
+
+`Server.down` makes every POST answer 503 (a Space asleep or restarting, `info` included);
+`Server.fail_act` makes the `/agent/` and `/any/` calls other than `info` answer that HTTP status with a
+bare server error (the agent's server failing, not the agent's code).
 
 Every request (path, headers, body) is recorded, so a test can assert what was sent where.
 """
@@ -86,6 +91,8 @@ class Server:
     url: str  # base URL, ending in '/'
     requests: list[Seen] = field(default_factory=list)
     redirect_to: str = ""  # where /redirect/ sends callers
+    down: bool = False  # every POST: 503, as a Space that is asleep or restarting answers
+    fail_act: int = 0  # an HTTP status every /agent/ call but `info` answers (0: none)
 
     def paths(self) -> list[str]:
         return [r.path for r in self.requests]
@@ -120,13 +127,17 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             seen = self._record()
             head = self.path.strip("/").split("/", 1)[0]
-            if head == "redirect":
+            if server.down:
+                self._send(503, b'{"error": "Space is starting"}')
+            elif head in ("agent", "any") and server.fail_act and not self.path.rstrip("/").endswith("/info"):
+                self._send(server.fail_act, b"Internal Server Error", {"Content-Type": "text/plain"})
+            elif head == "redirect":
                 self._send(307, b"", {"Location": server.redirect_to + self.path[len("/redirect/"):]})
             elif head == "bomb":
                 self._send(200, gzip_bomb(), {"Content-Encoding": "gzip"})
             elif head == "brotli":
                 self._send(200, b"\x0b\x02\x80hello\x03", {"Content-Encoding": "br"})
-            elif head in ("agent", "named", "badinfo", "tokens"):
+            elif head in ("agent", "any", "named", "badinfo", "tokens"):
                 self._send(200, json.dumps({"data": [_agent_reply(seen, head)]}).encode())
             elif head in ("flat", "deep") and not self.path.rstrip("/").endswith("/info"):
                 reply = _agent_reply(seen, head)["text"]
@@ -155,12 +166,14 @@ def _agent_reply(seen: Seen, mode: str) -> Any:
             info.update(name=NASTY_NAME, description="line one\u202e\x1b[1m\nline two\x00")
         if mode == "badinfo":
             info["games"] = "spy"
+        if mode == "any":
+            info["games"] = []
         return info
     payload = seen.json() or {}
     obs = (payload.get("data") or [{}])[0] or {}
     options = obs.get("options") or []
     extra = {"usage": {"prompt_tokens": 10**30, "completion_tokens": -7}} if mode == "tokens" else {}
-    if obs.get("verb") == "vote" and options:
+    if obs.get("verb") in ("vote", "answer") and options:
         return {"text": options[0], **extra}
     escapes = ESCAPES if mode == "named" else ""
     who, when = obs.get("you", "someone"), obs.get("round")

@@ -433,6 +433,36 @@ def test_a_visitor_takes_three_quiz_questions_and_joins_the_people_row(page, are
     assert "Traceback" not in page.locator("body").inner_text()
 
 
+def test_a_benchmark_runs_from_the_suites_tab_and_starts_afresh_when_asked(page, arena_url):
+    """Run resumes (the stored answers stay); with Start afresh ticked the agent's previous
+    answers to the suite are forgotten first, so only the new run's are left."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    def stored() -> int:
+        rows = Client(arena_url, verbose=False).predict("tom-household", api_name="/benchmark_results")
+        return next(r["answered"] for r in rows if r["agent"] == "house:guess")
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    open_tab(page, "Suites")
+    status = page.locator("#suite-status")
+    page.locator("#run-suite").click()  # the default: house:guess, 30 questions
+    expect(status).to_contain_text("answered 30 questions")
+    assert stored() == 30
+    questions = page.locator("#suite-questions input[type=number]")
+    questions.fill("10")
+    questions.press("Enter")
+    page.locator("#run-suite").click()  # resumed: ten of the thirty, nothing forgotten
+    expect(status).to_contain_text("answered 10 questions")
+    assert stored() == 30
+    page.locator("#suite-fresh input[type=checkbox]").check()
+    page.locator("#run-suite").click()
+    expect(status).to_contain_text("were forgotten first")
+    expect(status).to_contain_text("answered 10 questions")
+    assert stored() == 10
+    assert "Traceback" not in page.locator("body").inner_text()
+
+
 def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page, arena_url):
     from gradio_client import Client
     from playwright.sync_api import expect

@@ -4,14 +4,17 @@ Each item becomes one `answer` observation (the context as a whole document, the
 question as the instruction, labelled options with their texts, images attached), sent
 through the match runner's own call (time limit by cancellation, bounded reply, the same
 parsing). Calls run concurrently; answers are stored as they come, so an interrupted run
-resumes where it stopped. Scores: accuracy overall and per question type with 95% Wilson
-intervals, and the unparsed and failed rates beside them.
+resumes where it stopped. A call that never reached the agent's own code (unreachable, a Space
+asleep or restarting, an HTTP 5xx from its server) is no answer: it is stored as retryable, left
+out of the scores, and asked again by the next run. Scores: accuracy overall and per question
+type with 95% Wilson intervals, and the unparsed and failed rates beside them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +23,7 @@ from typing import Any
 from sdk import Agent
 from sdk.observation import Document, Limits, Observation, PrivateInfo
 
+from ..admission import match_slot
 from ..core.events import Call
 from ..core.game import Request
 from ..core.reply_formats import reply_format
@@ -30,6 +34,16 @@ from .items import SuiteItem
 from .registry import TOM_RULES, Suite
 
 READER = "reader"  # the one "seat" of a suite
+# an HTTP 5xx the agent's server answered without naming the agent's own failure
+_SERVER_ERROR = re.compile(r"agent_failed: HTTP 5[0-9][0-9](:|$)")
+
+
+def infrastructure_failure(call: Call) -> bool:
+    """Whether a call failed before the agent's own code could answer: unreachable (connection
+    refused, a name that does not resolve, a Space asleep, building or restarting) or an HTTP
+    5xx from its server. Such a question is asked again; a timeout, a refusal, a bad reply or
+    the agent's own failure is its answer."""
+    return call.status == "error" and (call.unreachable or bool(_SERVER_ERROR.match(call.detail or "")))
 
 
 def observation(item: SuiteItem, game: str, seconds: float, rules: str = TOM_RULES) -> Observation:
@@ -52,9 +66,11 @@ class SuiteScores:
     unparsed: Rate = field(default_factory=lambda: Rate(0, 0))
     failed: Rate = field(default_factory=lambda: Rate(0, 0))
     extra: dict[str, Rate] = field(default_factory=dict)  # by tag values, e.g. phrasing=least
+    to_retry: int = 0  # questions whose call failed for infrastructure reasons: asked again next run
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"suite": self.suite, "agent": self.agent, "answered": self.answered}
+        out: dict[str, Any] = {"suite": self.suite, "agent": self.agent, "answered": self.answered,
+                               "to_retry": self.to_retry}
         out.update(self.accuracy.to_dict("accuracy"))
         out.update(self.unparsed.to_dict("unparsed_rate"))
         out.update(self.failed.to_dict("failed_rate"))
@@ -64,9 +80,9 @@ class SuiteScores:
 
 
 def score(suite: str, agent: str, rows: list[dict[str, Any]],
-          tags: dict[str, dict[str, Any]] | None = None) -> SuiteScores:
+          tags: dict[str, dict[str, Any]] | None = None, to_retry: int = 0) -> SuiteScores:
     """Scores of stored answers (`Store.answers` rows); `tags` (item id -> tags) adds
-    accuracy per tag value."""
+    accuracy per tag value; `to_retry`: how many questions wait to be asked again."""
     correct = sum(int(r["correct"]) for r in rows)
     by_type: dict[str, list[int]] = {}
     by_tag: dict[str, list[int]] = {}
@@ -82,7 +98,7 @@ def score(suite: str, agent: str, rows: list[dict[str, Any]],
         {t: Rate(sum(v), len(v)) for t, v in sorted(by_type.items())},
         Rate(sum(r["status"] == "unparseable" for r in rows), n),
         Rate(sum(r["status"] in ("timeout", "error") for r in rows), n),
-        {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())})
+        {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())}, to_retry)
 
 
 def first_n(items: list[SuiteItem], limit: int | None) -> list[SuiteItem]:
@@ -100,14 +116,16 @@ def answer_row(item: SuiteItem, call: Call, parsed: str | None) -> dict[str, Any
     return {"item_id": item.id, "types": list(item.types), "gold": item.answer, "parsed": parsed,
             "correct": int(parsed == item.answer), "status": call.status, "detail": call.detail or "",
             "reply": call.reply, "latency_ms": call.latency_ms,
-            "tokens": int(call.prompt_tokens or 0) + int(call.completion_tokens or 0)}
+            "tokens": int(call.prompt_tokens or 0) + int(call.completion_tokens or 0),
+            "retryable": int(infrastructure_failure(call))}
 
 
 async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, limit: int | None = None,
                     concurrency: int = 8, seconds: float = 60.0, fresh: bool = False,
                     progress: Callable[[int], None] | None = None) -> SuiteScores:
-    """Ask every item not answered yet (`limit`: a fixed sample of that many, see `first_n`), store the
-    answers as they come, and score every stored answer of those items."""
+    """Ask every item not answered yet, or to retry (`limit`: a fixed sample of that many, see
+    `first_n`), store the answers as they come, and score every stored answer of those items.
+    `fresh`: forget this agent's previous answers to the suite first, and ask everything."""
     items = first_n(suite.loaded.items, limit)
     if fresh:
         store.forget_answers(suite.id, agent_id)
@@ -118,7 +136,8 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
     last_save = [time.monotonic()]
 
     async def one(item: SuiteItem) -> None:
-        async with gate:
+        # a visitor's benchmark: each question also holds one of the visitor's match slots
+        async with gate, match_slot():
             asked = observation(item, suite.game, seconds, suite.rules)
             outcome, record = await call_agent(agent, Request(READER, asked))
         pending.append(answer_row(item, record, outcome.text if outcome.ok else None))
@@ -137,7 +156,8 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
         store.save_answers(suite.id, agent_id, pending)  # what was answered is kept, even if interrupted
     wanted = {item.id for item in items}
     rows = [r for r in store.answers(suite.id, agent_id) if r["item_id"] in wanted]
-    return score(suite.id, agent_id, rows, {item.id: item.tags for item in items})
+    retry = store.to_retry(suite.id).get(agent_id, set()) & wanted
+    return score(suite.id, agent_id, rows, {item.id: item.tags for item in items}, len(retry))
 
 
-__all__ = ["READER", "SuiteScores", "first_n", "observation", "run_suite", "score"]
+__all__ = ["READER", "SuiteScores", "first_n", "infrastructure_failure", "observation", "run_suite", "score"]

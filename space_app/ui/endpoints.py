@@ -162,17 +162,20 @@ def register_endpoints(api: ArenaAPI) -> None:
         demo, visitor, human, tournament, study; tag: only that tag's matches; void_infra: leave
         out matches in which a call could not reach its agent.
         Example: ("spy", 0, "default", "", False) or ("avalon", 5, "visitor,tournament", "", True)."""
-        return api.leaderboard(str(game or ""), int(min_games or 0), str(sources or ""), str(tag or "") or None,
-                               bool(void_infra))
+        return api.leaderboard(str(game or ""), 0 if min_games is None else min_games, str(sources or ""),
+                               str(tag or "") or None, bool(void_infra))
 
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
+                            fresh: bool = False,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Run an agent's `answer` over a question suite (a fixed sample of `limit` questions spread over it; 0: all).
-        Returns accuracy with its 95% interval, per question type, and the unparsed rate.
-        Example: ("tom-household", "house:guess", 60)."""
+        Returns accuracy with its 95% interval, per question type, the unparsed rate and `to_retry` (questions
+        whose call failed for infrastructure reasons: the next run asks them again). A second call resumes;
+        fresh=True forgets the agent's previous answers to the suite first. A registered agent: its owner only.
+        Example: ("tom-household", "house:guess", 60, False)."""
         visitor, signed = caller(request)
-        return await api.run_benchmark(str(suite or ""), str(agent or ""), int(limit or 0), visitor=visitor,
-                                       signed_in=signed)
+        return await api.run_benchmark(str(suite or ""), str(agent or ""), 0 if limit is None else limit,
+                                       visitor=visitor, signed_in=signed, fresh=fresh)
 
     async def compare(a: str = "house:heuristic", b: str = "house:random", game: str = "spy", deals: int = 50,
                       opponents: str = "", seed: int = 0, players: int = 0, measure: str = "win",
@@ -183,8 +186,9 @@ def register_endpoints(api: ArenaAPI) -> None:
         deals A did better, worse or the same, per seat role, and the tag the matches are stored with.
         Example: ("house:heuristic", "house:random", "spy", 10, "", 0, 0, "win")."""
         visitor, signed = caller(request)
-        return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), int(deals or 0),
-                                 opponents=str(opponents or ""), seed=int(seed or 0), players=int(players or 0),
+        return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), 0 if deals is None else deals,
+                                 opponents=str(opponents or ""), seed=0 if seed is None else seed,
+                                 players=0 if players is None else players,
                                  measure=str(measure or "win"), visitor=visitor, signed_in=signed)
 
     def benchmark_results(suite: str = "tom-household") -> list:
@@ -194,7 +198,9 @@ def register_endpoints(api: ArenaAPI) -> None:
     async def try_agent(agent: str = "house:heuristic", observation: dict | None = None,
                         request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Send one observation to an agent as a match would (time limit, bounds, parsing); nothing is
-        stored. Returns {status, detail, reply (raw), read_as (what the game would get), latency_ms}.
+        stored. A registered agent only for its owner (it is called with the owner's secret); house agents
+        and, signed in, remote:<URL> for anyone. Images: this arena's references or data: URLs only.
+        Returns {status, detail, reply (raw), read_as (what the game would get), latency_ms}.
         Example: ("house:heuristic", {"game": "spy", "verb": "vote", "you": "P1", "options": ["P2", "P3"]})."""
         visitor, signed = caller(request)
         return await api.try_agent(str(agent or ""), observation or {}, visitor=visitor, signed_in=signed)

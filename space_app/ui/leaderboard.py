@@ -11,7 +11,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from ..api import ArenaAPI
+from ..api import ApiError, ArenaAPI
 from ..core import GAMES, GameSpec, get_game
 from ..export import write
 from ..leaderboard import cell, columns
@@ -19,7 +19,7 @@ from ..safe_text import markdown_text
 from ..sources import DEFAULT_KINDS, DEMO, KINDS, kind_of
 from ..standings import from_row
 from ..tables import figure
-from .common import game_choices
+from .common import game_choices, visitor_of
 from .i18n import Interface, normal, text
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
@@ -265,12 +265,18 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
     sources.change(load, inputs, outputs, api_visibility="private")
     void.change(load, inputs, outputs, api_visibility="private")
 
-    async def study_now(game_id: str, n: float, lang: str):
+    async def study_now(game_id: str, n: float, lang: str, request: gr.Request):
         spec = get_game(game_id)
         found = charted_study(spec)
         if found is None or not spec.house.demo:
             return study_frame(api, spec), study_markdown(api, spec, normal(lang))
-        await api.run_study(spec.id, found[0], base=spec.house.demo[0], games=int(n), seed=7)
+        # the visitor's own slots: a study's matches count against their cap and the arena's
+        visitor = visitor_of(request, api.config.trusted_proxy_hops, None)
+        try:
+            await api.run_study(spec.id, found[0], base=spec.house.demo[0], games=int(n), seed=7,
+                                visitor=visitor)
+        except ApiError as exc:
+            raise gr.Error(str(exc)) from exc
         return study_frame(api, spec), study_markdown(api, spec, normal(lang))
 
     run_study.click(study_now, [game, study_games, language], [study, study_report], api_visibility="private",

@@ -15,7 +15,8 @@ from ..suites import SUITES
 from .common import signed_in, visitor_of
 from .i18n import Interface, normal, text
 
-RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %", "people"]
+RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %", "to retry",
+                  "people"]
 
 
 def _pct(value: float | None) -> float | None:
@@ -30,7 +31,8 @@ def _interval(r: dict[str, Any], key: str) -> str:
 def results_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{"agent": r["agent"], "answered": r["answered"], "accuracy %": _pct(r["accuracy"]),
                           "95% interval": _interval(r, "accuracy"), "unparsed %": _pct(r["unparsed_rate"]),
-                          "timeouts/errors %": _pct(r["failed_rate"]), "people": r.get("people")}
+                          "timeouts/errors %": _pct(r["failed_rate"]), "to retry": r.get("to_retry", 0),
+                          "people": r.get("people")}
                          for r in rows], columns=RESULT_COLUMNS)
 
 
@@ -56,9 +58,12 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
                                   label=text("en", "suites.suite")), label="suites.suite")
         agent = words(gr.Dropdown(choices=api.seat_choices(SUITES[first].game), value="house:guess",
                                   label=text("en", "suites.agent"), allow_custom_value=True), label="suites.agent")
-        limit = words(gr.Slider(0, 600, value=30, step=10, label=text("en", "suites.questions")),
+        limit = words(gr.Slider(0, 600, value=30, step=10, label=text("en", "suites.questions"),
+                                elem_id="suite-questions"),
                       label="suites.questions")
         run = words(gr.Button(text("en", "suites.run"), variant="primary", elem_id="run-suite"), value="suites.run")
+    # a registered agent's owner redoes its benchmark from scratch (e.g. after a fix)
+    fresh = words(gr.Checkbox(False, label=text("en", "suites.fresh"), elem_id="suite-fresh"), label="suites.fresh")
     about = gr.Markdown(suite_markdown(first))  # worded by `load` when the tab opens
     status = gr.Markdown("", elem_id="suite-status")
     table = words(gr.Dataframe(results_frame([]), interactive=False, elem_id="suite-results",
@@ -76,17 +81,22 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
         value = current if current in choices else next(iter(choices), None)
         return (*load(suite_id, lang), gr.update(choices=choices, value=value))
 
-    async def go(suite_id: str, agent_id: str, n: float, lang: str, request: gr.Request):
+    async def go(suite_id: str, agent_id: str, n: float, afresh: bool, lang: str, request: gr.Request):
         try:
             visitor = visitor_of(request, api.config.trusted_proxy_hops, None)
             scores = await api.run_benchmark(suite_id, agent_id, int(n), visitor=visitor,
-                                             signed_in=signed_in(visitor, api.config.on_space))
+                                             signed_in=signed_in(visitor, api.config.on_space), fresh=bool(afresh))
         except ApiError as exc:
             raise gr.Error(str(exc)) from exc
         rows = api.benchmark_results(suite_id)
-        msg = text(normal(lang), "suites.scored", agent=scores["agent"], answered=scores["answered"],
+        lang = normal(lang)
+        msg = text(lang, "suites.scored", agent=markdown_text(scores["agent"]), answered=scores["answered"],
                    accuracy=_pct(scores["accuracy"]), interval=_interval(scores, "accuracy"),
                    unparsed=_pct(scores["unparsed_rate"]))
+        if afresh:
+            msg += text(lang, "suites.forgotten")
+        if scores.get("to_retry"):
+            msg += text(lang, "suites.to_retry", count=scores["to_retry"])
         return msg, results_frame(rows), types_frame(rows)
 
     with words(gr.Accordion(text("en", "suites.quiz_box"), open=False, elem_id="quiz"), label="suites.quiz_box"):
@@ -131,5 +141,5 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
     quiz_send.click(answer, [suite, quiz_state, quiz_choice, language],
                     [quiz_feedback, quiz_state, quiz_text, quiz_choice, table, chart], api_visibility="private")
     suite.change(pick_suite, [suite, agent, language], [about, table, chart, agent], api_visibility="private")
-    run.click(go, [suite, agent, limit, language], [status, table, chart], api_visibility="private")
+    run.click(go, [suite, agent, limit, fresh, language], [status, table, chart], api_visibility="private")
     return {"load": load, "inputs": [suite, language], "outputs": [about, table, chart]}
