@@ -1,13 +1,13 @@
-"""What the command line shows of each game, without importing the games: their ids, their own
-commands (name and help), their setting options (shorthands and setting files) and their studies,
-kept in `cli_index.json` beside this module. Importing the four game folders (event models,
-script catalogues, drawings) costs most of a second; the CLI's parser and every `--help` read this
-file instead, and a command loads the games only when it runs one.
+"""What the command line shows of each game without importing it (its id, its own commands, its
+setting options and its studies), kept in `cli_index.json` beside this module, so that the CLI's
+parser and every `--help` load no game.
 
-The specs stay the truth: the file is generated from them (`python -m space_app.cli_index`, also
-run by `python -m space_app.regenerate`), a test fails when it is out of date, and when its game ids
-are not exactly the folders of `space_app/games/` (a game just added, the file not regenerated) the
-CLI reads the specs themselves, at the full import's cost. Adding a game stays its folder, its
+Importing the four game folders (event models, script catalogues, drawings) costs most of a
+second; a command loads them only when it runs one. The specs stay the truth: the file is
+generated from them (`python -m space_app.cli_index`, also run by `python -m
+space_app.regenerate`), a test fails when it is out of date, and when its game ids are not
+exactly the folders of `space_app/games/` (a game just added, the file not regenerated) the CLI
+reads the specs themselves, at the full import's cost. Adding a game stays its folder, its
 import line, its tests and the regenerated files.
 """
 
