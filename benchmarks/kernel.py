@@ -4,17 +4,24 @@ for this checkout and for another one (e.g. the commit before the kernel moved),
 
     git worktree add --detach /tmp/before <commit>
     python benchmarks/kernel.py --before /tmp/before [--matches 2000] [--repeats 7] [--rounds 3]
+    python benchmarks/kernel.py --before /tmp/before --startup-only [--bytecode cached]
 
 Every figure is measured in a fresh interpreter whose working directory is the checkout, so
 each side imports its own code. The two sides take turns (before, after, before, ...) and each
 figure is the median of its side: this machine's speed drifts by a quarter from one minute to
 the next, so one side measured after the other would compare the drift.
+
+`--bytecode` says whether the interpreters may use `.pyc` files: `as-set` keeps the environment
+(where PYTHONDONTWRITEBYTECODE is set, every run compiles every module it imports from source),
+`cached` lets them write and read `__pycache__` (one untimed run of each command first), as an
+installed package runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -58,8 +65,11 @@ print(json.dumps({"tournament": played, "verify": verified, "verdicts": verdicts
 """
 
 
+ENV = dict(os.environ)  # what every measured interpreter gets (see --bytecode)
+
+
 def run(checkout: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], cwd=checkout, capture_output=True, text=True)
+    return subprocess.run([sys.executable, *args], cwd=checkout, capture_output=True, text=True, env=ENV)
 
 
 def timed(checkout: Path, args: list[str]) -> float:
@@ -72,11 +82,29 @@ def timed(checkout: Path, args: list[str]) -> float:
 
 
 COMMANDS = {"import space_app.store (s)": ["-c", "import space_app.store"],
-            "python -m space_app verify --help (s)": ["-m", "space_app", "verify", "--help"]}
+            "python -m space_app --help (s)": ["-m", "space_app", "--help"],
+            "python -m space_app verify --help (s)": ["-m", "space_app", "verify", "--help"],
+            "python -m space_app match --help (s)": ["-m", "space_app", "match", "--help"],
+            "python -m space_app tournament --help (s)": ["-m", "space_app", "tournament", "--help"]}
+
+HELP_LOADS = """
+import json, sys
+from space_app.cli import main
+try:
+    main(["--help"])
+except SystemExit:
+    pass
+names = sorted(sys.modules)
+print(json.dumps({"modules": len(names), "games": sum(n.startswith("space_app.games.") for n in names)}))
+"""
 
 
 def startup(sides: dict[str, Path], repeats: int) -> dict[str, dict[str, object]]:
     times: dict[str, dict[str, list[float]]] = {side: {key: [] for key in COMMANDS} for side in sides}
+    if "PYTHONDONTWRITEBYTECODE" not in ENV:  # --bytecode cached: write each side's .pyc files first
+        for path in sides.values():
+            for args in COMMANDS.values():
+                timed(path, args)
     for _ in range(repeats):
         for key, args in COMMANDS.items():
             for side, path in sides.items():  # the sides take turns
@@ -84,10 +112,12 @@ def startup(sides: dict[str, Path], repeats: int) -> dict[str, dict[str, object]
     out: dict[str, dict[str, object]] = {}
     for side, path in sides.items():
         loaded = json.loads(run(path, ["-c", LOADED]).stdout)
+        helped = json.loads(run(path, ["-c", HELP_LOADS]).stdout.splitlines()[-1])
         out[side] = {key: statistics.median(values) for key, values in times[side].items()}
         out[side].update({"modules loaded by the store": loaded["modules"],
                           "game modules among them": loaded["games"], "PIL": loaded["PIL"],
-                          "pandas": loaded["pandas"]})
+                          "pandas": loaded["pandas"], "modules loaded by --help": helped["modules"],
+                          "game modules loaded by --help": helped["games"]})
     return out
 
 
@@ -105,17 +135,27 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=3, help="tournaments per side, taking turns")
+    parser.add_argument("--startup-only", action="store_true", help="the start-up figures alone (no tournament)")
+    parser.add_argument("--bytecode", choices=["as-set", "cached"], default="as-set",
+                        help="as-set: the environment's PYTHONDONTWRITEBYTECODE as it is (default); cached: "
+                             "interpreters write and read __pycache__")
     args = parser.parse_args()
+    if args.bytecode == "cached":
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     sides = {"before": args.before.resolve(), "after": ROOT}
-    print(f"python {sys.version.split()[0]}; median of {args.repeats} fresh interpreters per start-up figure\n")
+    compiled = "from .pyc files" if "PYTHONDONTWRITEBYTECODE" not in ENV else "compiled from source (no .pyc)"
+    print(f"python {sys.version.split()[0]}; median of {args.repeats} fresh interpreters per start-up figure; "
+          f"modules {compiled}\n")
     ups = startup(sides, args.repeats)
     print(f"{'start-up':44} {'before':>10} {'after':>10}")
     for key in ups["after"]:
         b, a = ups["before"][key], ups["after"][key]
         show = (lambda v: f"{v:10.3f}") if isinstance(a, float) else (lambda v: f"{v!s:>10}")
         print(f"{key:44} {show(b)} {show(a)}")
-    for key in ("import space_app.store (s)", "python -m space_app verify --help (s)"):
+    for key in COMMANDS:
         print(f"{key}: {ups['before'][key] / ups['after'][key]:.2f}x faster after")
+    if args.startup_only:
+        return
     print(f"\n{args.matches}-match house tournament into a fresh SQLite store, then verify every match "
           f"(median of {args.rounds} per side, the sides taking turns)")
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}

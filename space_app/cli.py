@@ -1,9 +1,18 @@
-"""Headless arena: `python -m space_app match|tournament|compare|experiment|leaderboard|bench|verify|copy-store|...`."""
+"""Headless arena: `python -m space_app match|tournament|compare|experiment|leaderboard|bench|verify|copy-store|...`.
+
+Start-up stays small: this module imports nothing of the kernel, the games, the store or the
+service at module level; each command imports what it uses when it runs. The parser (every
+`--help`) shows the games' ids, setting options, studies and own commands from
+`space_app/cli_index.json` (see space_app/cli_index.py), so printing help or parsing a command
+line loads no game; a command that needs a game loads the catalogue through the registry, and a
+game's own command (e.g. `coe`) loads the games and runs the spec's function. The
+`import-muma-tom` options are added only when argv names that command (they live with its
+importer, which loads the suites).
+"""
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -11,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .core import GAMES, get_game
+from .cli_index import GameFace, game_faces
 from .safe_text import terminal_text
 from .store_error import StoreError
 from .tables import figure, render
@@ -34,6 +43,8 @@ def _arena(db: str):
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """Settings from --language, the games' file settings (e.g. --pairs FILE), their
     shorthands (e.g. --pair tea/coffee) and --settings JSON, in that order."""
+    from .core import GAMES
+
     settings: dict[str, Any] = {}
     if getattr(args, "language", None):
         settings["language"] = args.language
@@ -54,18 +65,18 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
-def add_setting_args(p: argparse.ArgumentParser) -> None:
+def add_setting_args(p: argparse.ArgumentParser, faces: list[GameFace]) -> None:
     p.add_argument("--language", choices=["en", "zh"])
     seen: set[str] = set()
-    for spec in GAMES.values():
-        for key, (text, _) in spec.rules.setting_shorthands.items():
+    for face in faces:
+        for key, text in face.shorthands:
             if key not in seen:
                 seen.add(key)
                 p.add_argument(f"--{key}", help=text)
-        for key in spec.rules.setting_files:
+        for key in face.setting_files:
             if key not in seen:
                 seen.add(key)
-                p.add_argument(f"--{key}", metavar="FILE", help=f"{spec.id}: read the '{key}' setting from this file")
+                p.add_argument(f"--{key}", metavar="FILE", help=f"{face.id}: read the '{key}' setting from this file")
     p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
 
 
@@ -93,6 +104,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
                       sources: str | None = None, void_infra: bool = False) -> None:
+    from .core import get_game
     from .leaderboard import board, cell, columns, kinds_for
     from .sources import describe, parse_kinds
     from .standings import catch_up
@@ -194,6 +206,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    import inspect
+
+    from .core import get_game
+
     spec = get_game(args.game)
     if args.study != "all" and args.study not in spec.extras.studies:
         raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.extras.studies) or 'none'}")
@@ -320,6 +336,7 @@ def _ci(r: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
+    from .core import GAMES
     from .standings import rescore
     from .store import Store
 
@@ -383,15 +400,23 @@ SOURCES_HELP = ("match sources to include: 'default' (visitor, human and tournam
                 "of that tag)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m space_app", description=__doc__)
+IMPORT_MUMA_TOM = "import-muma-tom"
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line, shown from the games' index (no game is imported). The options
+    of `import-muma-tom` are added when `argv` names it, or when no `argv` is given (every
+    command complete, as tests walk it)."""
+    faces = game_faces()
+    games = sorted(face.id for face in faces)
+    parser = argparse.ArgumentParser(prog="python -m space_app", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--db", default=DEFAULT_DB, help="SQLite file or database URL "
                         f"(default {DEFAULT_DB}; env ARENA_DB)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_args(p: argparse.ArgumentParser, tag: str) -> None:
-        p.add_argument("game", choices=sorted(GAMES))
-        add_setting_args(p)
+        p.add_argument("game", choices=games)
+        add_setting_args(p, faces)
         p.add_argument("--tag", default=tag, help=f"label stored with the matches (default {tag!r}; a tag "
                        "starting 'study:' marks study matches, left out of leaderboards unless asked for)")
 
@@ -419,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "against the same opponents; the paired difference with its interval and a sign test")
     c.add_argument("a", metavar="A", help="agent spec, e.g. house:heuristic")
     c.add_argument("b", metavar="B", help="agent spec, e.g. house:random (may be A again)")
-    c.add_argument("--game", default="spy", choices=sorted(GAMES))
+    c.add_argument("--game", default="spy", choices=games)
     c.add_argument("--deals", type=int, default=100, help="deals, each played twice (default 100)")
     c.add_argument("--opponents", default=None, metavar="SPEC,...",
                    help="agents for the other seats, turned over them deal by deal "
@@ -431,11 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--concurrency", type=int, default=16)
     c.add_argument("--tag", default="", help="label stored with the matches (default compare:<A>-vs-<B>:<seed>)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_setting_args(c)
+    add_setting_args(c, faces)
     c.set_defaults(func=cmd_compare)
 
     lb = sub.add_parser("leaderboard", help="print the leaderboard recomputed from the store")
-    lb.add_argument("game", choices=sorted(GAMES))
+    lb.add_argument("game", choices=games)
     lb.add_argument("--tag", default=None, help="only matches with this tag (of any source)")
     lb.add_argument("--sources", default=None, help=SOURCES_HELP)
     lb.add_argument("--void-infra", action="store_true", help="leave out matches in which a call could not reach "
@@ -443,15 +468,15 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--min-games", type=int, default=0)
     lb.set_defaults(func=cmd_leaderboard)
 
-    studies = sorted({name for spec in GAMES.values() for name in spec.extras.studies})
+    studies = sorted({name for face in faces for name in face.studies})
     x = sub.add_parser("experiment", help="run a game's studies and print their tables")
     x.add_argument("study", choices=[*studies, "all"])
-    x.add_argument("--game", default="spy", choices=sorted(GAMES), help="whose studies (default spy)")
+    x.add_argument("--game", default="spy", choices=games, help="whose studies (default spy)")
     x.add_argument("--base", default=None, help="the agent every seat plays (default: the study's own, e.g. "
                    "house:heuristic for spy, house:smollm2 for avalon's intentions)")
     x.add_argument("--games", type=int, default=50, help="games per condition")
     x.add_argument("--seed", type=int, default=0)
-    add_setting_args(x)
+    add_setting_args(x, faces)
     x.add_argument("--concurrency", type=int, default=8,
                    help="matches in flight (1 for a local model that runs one call at a time)")
     x.add_argument("--judge", default="", help="an agent spec whose model judges the matches (studies that "
@@ -462,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "say whether each record was written here or restored with a verified signature")
     v.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
     v.add_argument("--all", action="store_true", help="every stored match")
-    v.add_argument("--game", choices=sorted(GAMES), help="every stored match of this game")
+    v.add_argument("--game", choices=games, help="every stored match of this game")
     v.add_argument("--verbose", action="store_true", help="a line for identical matches too")
     v.set_defaults(func=cmd_verify)
 
@@ -481,19 +506,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rescore", help="derive every finished match's per-seat records again from its events, "
                        "check them against the stored ones and rebuild totals and ratings")
-    r.add_argument("--game", choices=sorted(GAMES), help="only this game (default: every game)")
+    r.add_argument("--game", choices=games, help="only this game (default: every game)")
     r.set_defaults(func=cmd_rescore)
 
-    for spec in GAMES.values():  # each game's own commands (e.g. validate-scripts)
-        for name, (text, run) in spec.extras.commands.items():
+    for face in faces:  # each game's own commands (e.g. validate-scripts)
+        for name, text in face.commands:
             # argparse %-formats help text: a game's plain "95%" must reach it as "95%%"
-            c = sub.add_parser(name, help=f"{spec.id}: {text}".replace("%", "%%"), add_help=False)
+            c = sub.add_parser(name, help=f"{face.id}: {text}".replace("%", "%%"), add_help=False)
             c.add_argument("rest", nargs=argparse.REMAINDER)
-            c.set_defaults(func=lambda args, run=run: run(list(args.rest), _services()))
+            c.set_defaults(func=lambda args, name=name: run_game_command(name, list(args.rest)))
 
-    from .suites.muma_import import register_subcommand
+    # the published MuMA-ToM files as a suite; its options live with its importer
+    muma = sub.add_parser(IMPORT_MUMA_TOM, help="convert the MuMA-ToM benchmark's questions.json (and texts.json) "
+                          "into a suite file")
+    if argv is None or IMPORT_MUMA_TOM in argv:
+        from .suites.muma_import import configure
 
-    register_subcommand(sub)  # import-muma-tom: the published MuMA-ToM files as a suite
+        configure(muma)
 
     cs = sub.add_parser("copy-store", help="copy a whole store to another backend (e.g. a SQLite file to an empty "
                         "PostgreSQL database) and check that every count and every game's standings agree")
@@ -505,7 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     cs.set_defaults(func=cmd_copy_store)
 
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
-    e.add_argument("--game", required=True, choices=sorted(GAMES))
+    e.add_argument("--game", required=True, choices=games)
     e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot"], default="matches",
                    help="snapshot: the leaderboard as one JSON document with its filter, the number of matches, "
                    "the rules and code versions and the time (what to cite)")
@@ -521,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
 def game_command(argv: list[str]) -> tuple[str, list[str]] | None:
     """(name, the rest) when argv runs a game's own command: its options reach it untouched
     (argparse's remainder would take them for the arena's own); a global --db becomes ARENA_DB."""
-    commands = {name for spec in GAMES.values() for name in spec.extras.commands}
+    commands = {name for face in game_faces() for name, _ in face.commands}
     i = 0
     db = None
     while i < len(argv) and argv[i].startswith("--db"):
@@ -538,10 +567,15 @@ def game_command(argv: list[str]) -> tuple[str, list[str]] | None:
     return argv[i], argv[i + 1:]
 
 
-def _services() -> Any:
+def run_game_command(name: str, rest: list[str]) -> int:
+    """Run a game's own command: the games are loaded and the spec's function gets the rest."""
     from .command_services import CliServices
+    from .core import GAMES
 
-    return CliServices()
+    run = next((spec.extras.commands[name][1] for spec in GAMES.values() if name in spec.extras.commands), None)
+    if run is None:  # the index names a command no spec declares any more
+        raise SystemExit(f"error: no game has a command {name!r}; regenerate the index: python -m space_app.cli_index")
+    return run(rest, CliServices())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -556,10 +590,8 @@ def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     direct = game_command(argv)
     if direct is not None:
-        name, rest = direct
-        run = next(spec.extras.commands[name][1] for spec in GAMES.values() if name in spec.extras.commands)
-        return run(rest, _services())
-    args = build_parser().parse_args(argv)
+        return run_game_command(*direct)
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.func(args)
     except ValueError as exc:  # unknown agent/game, bad settings: a message, not a traceback

@@ -5,6 +5,7 @@ crash the whole listing)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -71,3 +72,27 @@ def test_the_help_works_as_a_program(tmp_path):
                          env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "TypeError" not in run.stderr and "coe-matrix" in run.stdout
+
+
+def test_help_and_parsing_load_no_game_nor_the_kernel():
+    """Every `--help` of a built-in command, and parsing a command line, is shown from the games'
+    index (space_app/cli_index.json): no game, no kernel, no pydantic, no database layer."""
+    code = ("import json, sys\n"
+            "from space_app.cli import build_parser, main\n"
+            "for argv in (['--help'], ['match', '--help'], ['tournament', '--help'], ['verify', '--help'],\n"
+            "             ['experiment', '--help'], ['export', '--help']):\n"
+            "    try:\n"
+            "        main(argv)\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "argv = ['match', 'spy', '--seats', 'house:random', '--pair', 'tea/coffee']\n"
+            "assert build_parser(argv).parse_args(argv).pair == 'tea/coffee'\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    loaded = set(json.loads(run.stdout.splitlines()[-1]))
+    heavy = {m for m in loaded if m.split(".")[0] in {"pydantic", "sqlalchemy", "sdk", "PIL", "pandas"}
+             or m.startswith(("space_app.core", "space_app.games", "space_app.store.", "space_app.suites"))
+             or m == "space_app.store"}
+    assert heavy == set()
+    assert "space_app.cli_index" in loaded

@@ -17,13 +17,13 @@ from space_app.suites.muma_import import (
     Unreadable,
     absent_names,
     capitalised_names,
+    configure,
     decode_bytes_text,
     import_muma_tom,
     main,
     parse_answer,
     parse_question,
     phrasing,
-    register_subcommand,
     write_suite,
 )
 
@@ -230,7 +230,7 @@ def test_exit_codes(tmp_path, capsys):
 
 def test_the_subcommand_wires_into_a_parser_in_one_call(tmp_path):
     parser = argparse.ArgumentParser(prog="python -m space_app")
-    register_subcommand(parser.add_subparsers(dest="command", required=True))
+    configure(parser.add_subparsers(dest="command", required=True).add_parser("import-muma-tom"))
     out = tmp_path / "s.jsonl"
     args = parser.parse_args(["import-muma-tom", str(CLEAN_Q), "--texts", str(CLEAN_T), "--strict", str(out)])
     assert args.func(args) == 0 and len(load_suite(out).items) == 7

@@ -115,7 +115,7 @@ KILLED_BEFORE_ANY_EVENT = textwrap.dedent("""
 
     store = Store(sys.argv[1])
     seats = [{"seat": f"P{i}", "agent_id": "house:random"} for i in range(1, 7)]
-    store.create_match("killed-early", "spy", 11, seats, rules=str(get_game("spy").rules_version))
+    store.create_match("killed-early", "spy", 11, seats, rules=str(get_game("spy").rules.rules_version))
     os.kill(os.getpid(), signal.SIGKILL)
 """)
 

@@ -631,11 +631,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.items and result.verified else 1
 
 
-def register_subcommand(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `import-muma-tom` to `space_app.cli`'s subcommands (its `func` is `run`)."""
-    p = subparsers.add_parser("import-muma-tom", help="convert the MuMA-ToM benchmark's questions.json "
-                              "(and texts.json) into a suite file", description=__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Make `p` (`space_app.cli`'s `import-muma-tom` subcommand, which carries its one-line
+    help) this importer's: its description, options and `func` (`run`)."""
+    p.description = __doc__
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     add_arguments(p)
     p.set_defaults(func=run)
     return p
@@ -653,8 +653,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 __all__ = ["Decoded", "ImportResult", "MumaInputError", "Outcome", "ParsedAnswer", "ParsedQuestion", "Unreadable",
-           "absent_names", "add_arguments", "capitalised_names", "decode_bytes_text", "import_muma_tom", "main",
-           "parse_answer", "parse_question", "phrasing", "register_subcommand", "run", "write_suite"]
+           "absent_names", "add_arguments", "capitalised_names", "configure", "decode_bytes_text", "import_muma_tom",
+           "main", "parse_answer", "parse_question", "phrasing", "run", "write_suite"]
 
 
 if __name__ == "__main__":
