@@ -41,6 +41,7 @@ from .core.game import Request
 from .core.transcript import seen_by
 from .export import snapshot
 from .leaderboard import board
+from .loop_lag import LoopLag
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
 from .service import Arena, LiveCallback, MatchPlan
@@ -143,6 +144,7 @@ class ArenaAPI:
         self._running: Counter[str] = Counter()
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
+        self.loop_lag = LoopLag()  # started with the server (ui.app.launch_kwargs)
         # matches restored from a dataset or stored by an older version get their records now
         catch_up(self.store)
 
