@@ -6,6 +6,7 @@ with a message meant for people."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from anyio import to_thread
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from sdk import AgentError, Observation
@@ -278,7 +280,9 @@ class ArenaAPI:
     async def run_match(self, request: dict[str, Any], visitor: str = "api",
                         on_events: LiveCallback | None = None, extra_agents: dict | None = None,
                         plan: MatchPlan | None = None, signed_in: bool = True) -> dict[str, Any]:
-        plan = plan or self.plan(request, owner=visitor, signed_in=signed_in)
+        # checking a seat by URL resolves its name: on a worker thread, never on the event loop
+        plan = plan or await to_thread.run_sync(functools.partial(self.plan, request, owner=visitor,
+                                                                  signed_in=signed_in))
         with self.admit(visitor):
             task = asyncio.ensure_future(self.arena.run(plan, on_events=on_events, extra_agents=extra_agents))
             with self._lock:
@@ -364,7 +368,7 @@ class ArenaAPI:
         if not spec:
             raise ApiError("choose an agent")
         if is_ad_hoc(spec):
-            self._check_ad_hoc(spec, signed_in)
+            await to_thread.run_sync(self._check_ad_hoc, spec, signed_in)
         with self.admit(visitor):
             try:
                 seated = self.arena.catalogue.resolve(spec)
@@ -389,7 +393,7 @@ class ArenaAPI:
         if not agent:
             raise ApiError("name the agent to benchmark (e.g. house:guess)")
         if is_ad_hoc(agent):
-            self._check_ad_hoc(agent, signed_in)
+            await to_thread.run_sync(self._check_ad_hoc, agent, signed_in)
         try:
             resolved = self.arena.catalogue.resolve(agent)
             self.arena.catalogue.check_plays(agent, opened.game)
@@ -436,7 +440,7 @@ class ArenaAPI:
             if len(agent) > MAX_SPEC:
                 raise ApiError(f"an agent spec is longer than {MAX_SPEC} characters")
             if is_ad_hoc(agent):
-                self._check_ad_hoc(agent, signed_in)
+                await to_thread.run_sync(self._check_ad_hoc, agent, signed_in)
         with self.admit(visitor):
             try:
                 result = await asyncio.wait_for(
