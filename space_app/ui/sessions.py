@@ -29,10 +29,11 @@ class _LazyConfigs(dict):
     """A session's component configs, each built the first time it is read. Gradio builds
     them all when a session starts; a block replaced in the session sets its own entry."""
 
-    def __init__(self, blocks_config: BlocksConfig, ids: set[int]) -> None:
+    def __init__(self, blocks_config: BlocksConfig, ids: list[int]) -> None:
         super().__init__()
         self._config = blocks_config
-        self._pending = ids
+        self._order = ids  # Gradio's order (the blocks'), which a deep link keeps
+        self._pending = set(ids)
 
     def _build(self, key: int) -> dict:
         self._pending.discard(key)
@@ -56,10 +57,16 @@ class _LazyConfigs(dict):
         return self[key] if key in self else default
 
     def _all(self) -> None:
+        if not self._pending:
+            return
         for key in list(self._pending):
             if key in self._config.blocks:
                 self._build(key)
         self._pending.clear()
+        built = dict(super().items())
+        ordered = {k: built.pop(k) for k in self._order if k in built}
+        super().clear()
+        super().update({**ordered, **built})
 
     def items(self) -> Any:
         self._all()
@@ -87,7 +94,7 @@ class LeanSessionState(SessionState):
 
     def __init__(self, blocks: Blocks) -> None:  # noqa: D107 - same fields as Gradio's, lazily
         self.blocks_config = copy(blocks.default_config)
-        ids = {k for k in self.blocks_config.blocks if k in blocks.blocks}
+        ids = [k for k in self.blocks_config.blocks if k in blocks.blocks]
         self.config_values = _LazyConfigs(self.blocks_config, ids)
         self.state_data: dict[int, Any] = {}
         self._state_ttl: dict[int, Any] = {}
