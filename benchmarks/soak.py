@@ -147,12 +147,20 @@ async def call(http: httpx.AsyncClient, url: str, name: str, data: list[Any],
     posted = await http.post(f"{url}gradio_api/call/{name}", json={"data": data}, headers=headers or {})
     posted.raise_for_status()
     stream = (await http.get(f"{url}gradio_api/call/{name}/{posted.json()['event_id']}")).text
-    kind, _, rest = stream.partition("\ndata: ")
+    return last_event(stream)
+
+
+def last_event(stream: str) -> tuple[str, Any]:
+    """The stream's final event (a long call sends heartbeats first): (event, payload)."""
+    kind, data = "none", ""
+    for block in stream.strip().split("\n\n"):
+        head, _, body = block.partition("\ndata: ")
+        if head.removeprefix("event: ") != "heartbeat":
+            kind, data = head.removeprefix("event: "), body
     try:
-        payload = json.loads(rest.split("\n", 1)[0])
+        return kind, json.loads(data)
     except ValueError:
-        payload = rest[:200]
-    return kind.removeprefix("event: "), payload
+        return kind, data[:200]
 
 
 def pct(values: list[float], q: float) -> float:

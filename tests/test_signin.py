@@ -43,8 +43,9 @@ def rest(url: str, name: str, data: list[Any], token: str | None = None) -> tupl
         event = http.post(f"{url}gradio_api/call/{name}", json={"data": data}, headers=headers)
         event.raise_for_status()
         stream = http.get(f"{url}gradio_api/call/{name}/{event.json()['event_id']}", headers=headers).text
-    kind, _, rest_ = stream.partition("\ndata: ")
-    return kind.removeprefix("event: "), json.loads(rest_.split("\n", 1)[0])
+    final = [block for block in stream.strip().split("\n\n") if not block.startswith("event: heartbeat")][-1]
+    kind, _, data = final.partition("\ndata: ")  # the final event (a long call sends heartbeats first)
+    return kind.removeprefix("event: "), json.loads(data)
 
 
 def test_slow_sign_in_lookups_hold_up_no_other_request(tmp_path):
