@@ -15,7 +15,7 @@ the loop's worst stall over the reads.
 
 `signin`: a stand-in hub answers `whoami` after `--hub-seconds`; the arena's
 huggingface_hub is pointed at it (`HF_ENDPOINT`). While a match runs (six seats of an agent
-served here that answers after 300 ms), `--tokens` requests with fresh tokens arrive at once
+served here that answers after 1.5 s), `--tokens` requests with fresh tokens arrive at once
 (`try_agent`, which signs its caller in). Prints the match's step times and the loop's worst
 stall, and what became of the token requests.
 """
@@ -109,7 +109,9 @@ class Arena:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             if self.proc.poll() is not None:
-                raise SystemExit(f"the arena exited ({self.proc.returncode}); see {self.log.name}")
+                self.log.flush()
+                raise SystemExit(f"the arena exited ({self.proc.returncode}):\n"
+                                 + Path(self.log.name).read_text()[-3000:])
             try:
                 if httpx.get(self.url + "gradio_api/info", timeout=5).status_code == 200:
                     return
@@ -182,13 +184,18 @@ async def soak_reads(arena: Arena, reads: int, rate: float, matches: int, warmup
     finished: list[str] = []
     played = [0]
     stop = asyncio.Event()
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    # a fresh connection per request, as one-off clients make them (and no race with the
+    # server closing an idle kept-alive connection as it is reused)
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=0)
     async with httpx.AsyncClient(timeout=600, limits=limits) as http:
         async def keep_playing(n: int) -> None:
             seed = n * 100_000
             while not stop.is_set():
                 seed += 1
-                kind, payload = await call(http, url, "run_match", ["spy", [], seed, {}])
+                try:
+                    kind, payload = await call(http, url, "run_match", ["spy", [], seed, {}])
+                except httpx.HTTPError as exc:
+                    kind, payload = "transport", repr(exc)
                 if kind == "complete":
                     finished.append(payload[0]["match_id"])
                     played[0] += 1
@@ -218,7 +225,10 @@ async def soak_reads(arena: Arena, reads: int, rate: float, matches: int, warmup
             async with gate:
                 name, data = read(i)
                 t0 = time.perf_counter()
-                kind, payload = await call(http, url, name, data)
+                try:
+                    kind, payload = await call(http, url, name, data)
+                except httpx.HTTPError as exc:
+                    kind, payload = "transport", repr(exc)
                 if keep:
                     latencies.append((time.perf_counter() - t0) * 1000)
                 if kind != "complete":
@@ -331,16 +341,16 @@ def main() -> None:
         from sdk import Agent, Observation, serve
 
         class Steady(Agent):
-            """Answers every call after 300 ms, so a match lasts long enough to watch."""
+            """Answers every call after 1.5 s, so a match lasts long enough to watch."""
 
             games = ("spy",)
 
             def speak(self, obs: Observation) -> str:
-                time.sleep(0.3)
+                time.sleep(1.5)
                 return f"something you find on a table, round {obs.round}"
 
             def vote(self, obs: Observation) -> str:
-                time.sleep(0.3)
+                time.sleep(1.5)
                 return obs.options[-1]
 
         agent = serve(Steady("steady"))
