@@ -6,6 +6,7 @@ with a message meant for people."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from anyio import to_thread
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from sdk import AgentError, Observation
@@ -43,6 +45,7 @@ from .core.transcript import seen_by
 from .export import snapshot
 from .images import outside_images
 from .leaderboard import board
+from .loop_lag import LoopLag
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
 from .service import Arena, LiveCallback, MatchPlan
@@ -148,6 +151,7 @@ class ArenaAPI:
         self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
+        self.loop_lag = LoopLag()  # started with the server (ui.app.launch_kwargs)
         # matches restored from a dataset or stored by an older version get their records now
         catch_up(self.store)
 
@@ -300,7 +304,9 @@ class ArenaAPI:
     async def run_match(self, request: dict[str, Any], visitor: str = "api",
                         on_events: LiveCallback | None = None, extra_agents: dict | None = None,
                         plan: MatchPlan | None = None, signed_in: bool = True) -> dict[str, Any]:
-        plan = plan or self.plan(request, owner=visitor, signed_in=signed_in)
+        # checking a seat by URL resolves its name: on a worker thread, never on the event loop
+        plan = plan or await to_thread.run_sync(functools.partial(self.plan, request, owner=visitor,
+                                                                  signed_in=signed_in))
         with self.admit(visitor):
             task = asyncio.ensure_future(self.arena.run(plan, on_events=on_events, extra_agents=extra_agents))
             with self._lock:
@@ -392,7 +398,7 @@ class ArenaAPI:
         if not spec:
             raise ApiError("choose an agent")
         if is_ad_hoc(spec):
-            self._check_ad_hoc(spec, signed_in)
+            await to_thread.run_sync(self._check_ad_hoc, spec, signed_in)
         # a registered agent is called with its owner's secret: trying it is the owner's
         self.check_owner(spec, visitor, "try", "it is called with its owner's secret: try a house agent, or "
                          "your own agent by URL (remote:<URL>)")
@@ -425,7 +431,7 @@ class ArenaAPI:
         if not isinstance(fresh, bool):
             raise ApiError(f"fresh must be true or false, not {type(fresh).__name__}")
         if is_ad_hoc(agent):
-            self._check_ad_hoc(agent, signed_in)
+            await to_thread.run_sync(self._check_ad_hoc, agent, signed_in)
         self.check_owner(agent, visitor, "run a benchmark on",
                          "its published results are open to everyone (benchmark_results)")
         try:
@@ -484,7 +490,7 @@ class ArenaAPI:
             if len(agent) > MAX_SPEC:
                 raise ApiError(f"an agent spec is longer than {MAX_SPEC} characters")
             if is_ad_hoc(agent):
-                self._check_ad_hoc(agent, signed_in)
+                await to_thread.run_sync(self._check_ad_hoc, agent, signed_in)
         # one slot of the visitor's per match: never more at once than their cap
         with self.admit_batch(visitor):
             try:

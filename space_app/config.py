@@ -57,6 +57,12 @@ class ArenaConfig(BaseModel):
     max_match_seconds: float = Field(default=1800.0, gt=0, description="a match still running after this ends "
                                                                        "as 'aborted'")
     agent_cache_size: int = Field(default=256, ge=16, description="agent objects kept for reuse (LRU)")
+    ui_sessions: int = Field(default=500, ge=10, description="page sessions whose state the app keeps (the least "
+                             "recently used go first); an API call keeps none")
+    ui_session_idle_seconds: float = Field(default=3600.0, gt=0, description="a page session unused this long is "
+                                           "dropped (its page starts afresh on the next click)")
+    signin_lookups_per_minute: int = Field(default=10, ge=1, description="new bearer tokens one client address "
+                                           "may have looked up at the hub per minute")
     dataset_repo: str | None = None
     dataset_token: str | None = None
     records_key: SecretStr | None = Field(default=None, description="the key that signs every dataset line "
@@ -92,6 +98,9 @@ class ArenaConfig(BaseModel):
             remote_timeout=float(os.environ.get("ARENA_REMOTE_TIMEOUT", "10")),
             max_turn_seconds=float(os.environ.get("ARENA_MAX_TURN_SECONDS", "120")),
             max_match_seconds=float(os.environ.get("ARENA_MAX_MATCH_SECONDS", "1800")),
+            ui_sessions=int(os.environ.get("ARENA_UI_SESSIONS", "500")),
+            ui_session_idle_seconds=float(os.environ.get("ARENA_UI_SESSION_IDLE", "3600")),
+            signin_lookups_per_minute=int(os.environ.get("ARENA_SIGNIN_LOOKUPS_PER_MINUTE", "10")),
             dataset_repo=os.environ.get("ARENA_DATASET_REPO") or None,
             dataset_token=os.environ.get("ARENA_DATASET_TOKEN") or os.environ.get("HF_TOKEN") or None,
             records_key=os.environ.get("ARENA_RECORDS_KEY") or None,

@@ -13,10 +13,11 @@ references. Many matches run concurrently on one event loop.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,8 @@ from .images import game_resolver, inline_images
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
 MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
 MAX_TOKENS = 10**9  # a reported token count is the agent's word: stored within 0..MAX_TOKENS
-EventSink = Callable[[list[tuple[int, Event]]], None]  # new events, with their seq
+# new events, with their seq; an async sink (one that writes off the event loop) is awaited
+EventSink = Callable[[list[tuple[int, Event]]], None | Awaitable[None]]
 
 
 @dataclass
@@ -170,7 +172,7 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
     log: list[Event] = []
     emitted = 0
 
-    def flush(extra: list[Event]) -> None:
+    async def flush(extra: list[Event]) -> None:
         nonlocal emitted
         new = extra + game.events[emitted:]
         emitted = len(game.events)
@@ -179,9 +181,11 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
             log.append(event)
             items.append((len(log) - 1, event))
         if sink is not None and items:
-            sink(items)
+            written = sink(items)
+            if inspect.isawaitable(written):
+                await written
 
-    flush([])
+    await flush([])
     try:
         while not game.over:
             requests = game.pending()
@@ -191,9 +195,9 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
                 *(call_agent(seats[r.seat].agent, r, seats[r.seat].seconds) for r in requests))
             records = [record for _, record in results]
             game.submit([outcome for outcome, _ in results])
-            flush(records)
+            await flush(records)
     except Exception as exc:  # a bug in a game must not lose what was recorded
         error = Error(text=f"{type(exc).__name__}: {exc}", visible_to=SPECTATORS)
-        flush([error])
+        await flush([error])
         return MatchOutcome(game.match_id, "error", {}, log, error=error.text)
     return MatchOutcome(game.match_id, "finished", game.result(), log)

@@ -1,5 +1,6 @@
 """The arena's one way to run matches: build the game, resolve seats, drive it with
-the runner, write every step to the store. The CLI, the UI and the API all use it."""
+the runner, write every step to the store. The CLI, the UI and the API all use it.
+Its writes run off the event loop (`off_loop`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .core import get_game
 from .core.events import Call, Event
+from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
 from .seating import TournamentOutcomes, count_seating, schedule
@@ -83,14 +85,15 @@ class Arena:
                 self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
-        self.store.create_match(
+        await off_loop(
+            self.store.create_match,
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
 
-        def sink(items: list[tuple[int, Event]]) -> None:
-            self.store.append_events(game.match_id, items)
+        async def sink(items: list[tuple[int, Event]]) -> None:
+            await off_loop(self.store.append_events, game.match_id, items)
             if on_events is not None:
                 on_events(items)
 
@@ -101,22 +104,27 @@ class Arena:
                                              timeout=self.match_seconds)
         except TimeoutError:
             why = f"the match ran past this arena's limit of {self.match_seconds:g} s"
-            self.store.finish_match(game.match_id, "aborted", None, why)
+            await off_loop(self.store.finish_match, game.match_id, "aborted", None, why)
             return MatchOutcome(game.match_id, "aborted", {}, error=why)
         except asyncio.CancelledError:
-            self.store.finish_match(game.match_id, "aborted", None, "cancelled before its end")
+            # the write must happen even though this task is being cancelled
+            await asyncio.shield(off_loop(self.store.finish_match, game.match_id, "aborted", None,
+                                          "cancelled before its end"))
             raise
-        self.store.finish_match(game.match_id, outcome.status, outcome.result or None,
-                                outcome.error or None)
+        await off_loop(self._finish, game.match_id, outcome, seat_agents)
+        return outcome
+
+    def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
+        """The end of a match, on the store's threads: its status, its standings, the listeners."""
+        self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
         if outcome.status == "finished":
-            keep(self.store, game.match_id)  # per-seat records, totals and ratings, once
+            keep(self.store, match_id)  # per-seat records, totals and ratings, once
         for listener in list(self.on_finished):
             try:
-                listener(game.match_id)
+                listener(match_id)
             except Exception:  # noqa: BLE001 - a listener never breaks a match
-                log.exception("on_finished listener %r failed for %s", listener, game.match_id)
+                log.exception("on_finished listener %r failed for %s", listener, match_id)
         self._note_calls(outcome, seat_agents)
-        return outcome
 
     async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
                                 sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:

@@ -49,6 +49,7 @@ def test_every_snippet_runs_against_a_local_arena(tmp_path, launch, capsys):
     assert scope["got"]["status"] == "ok" and scope["got"]["read_as"] in ("P2", "P3")
     assert scope["mine"] and scope["mine"][0]["id"] == scope["match"]["match_id"]  # found by name
     assert f"?match={scope['match']['match_id']}" in capsys.readouterr().out
+    assert scope["health"]["running"] is True and scope["health"]["samples"] > 0  # started with the server
 
 
 def test_the_page_links_to_the_api_docs_and_does_not_hide_them():

@@ -14,6 +14,7 @@ from gradio_client import Client
 from sdk import Agent, Observation, serve
 from space_app.api import ApiError, ArenaAPI
 from space_app.config import ArenaConfig
+from space_app.signin import SignIn
 from space_app.ui.endpoints import user_from_request
 
 
@@ -79,22 +80,27 @@ def test_on_a_space_the_signed_in_user_owns_what_they_register(tmp_path, launch)
 def test_a_client_token_signs_in_through_whoami():
     class Request:
         username = None
+        client = None
 
         def __init__(self, headers: dict[str, str]) -> None:
             self.headers = headers
 
-    def whoami(token: str) -> dict[str, Any]:
-        if token != "hf_alice":
-            raise ValueError("401 Unauthorized")
-        return {"name": "alice"}
+    def whoami(token: str) -> str | None:
+        return "alice" if token == "hf_alice" else None
 
-    assert user_from_request(Request({"x-hf-authorization": "Bearer hf_alice"}), whoami) == "alice"
-    assert user_from_request(Request({"authorization": "Bearer hf_alice"}), whoami) == "alice"
-    assert user_from_request(Request({"x-hf-authorization": "Bearer hf_forged"}), whoami) is None
-    assert user_from_request(Request({}), whoami) is None
+    signin = SignIn(whoami)
+
+    def user(request: Request) -> str | None:
+        return asyncio.run(user_from_request(request, signin))
+
+    assert user(Request({"x-hf-authorization": "Bearer hf_alice"})) == "alice"
+    assert user(Request({"authorization": "Bearer hf_alice"})) == "alice"
+    assert user(Request({"x-hf-authorization": "Bearer hf_forged"})) is None
+    assert user(Request({})) is None
     page_login = Request({})
     page_login.username = "bob"  # signed in on the page: no token needed
-    assert user_from_request(page_login, whoami) == "bob"
+    assert user(page_login) == "bob"
+    assert signin.lookups == 2  # alice's token once (then cached), the forged one once
 
 
 def test_the_arena_wide_match_cap_refuses_with_a_clear_message(tmp_path):

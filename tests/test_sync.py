@@ -191,7 +191,7 @@ def test_create_arena_restores_then_records(hub, make_sync, tmp_path, monkeypatc
 
     built: list[Any] = []
     real_build = main_module.build_app
-    monkeypatch.setattr(main_module, "build_app", lambda api: built.append(api) or real_build(api))
+    monkeypatch.setattr(main_module, "build_app", lambda api, **kw: built.append(api) or real_build(api, **kw))
 
     # demo matches asked for, but the restore comes first, so none are played
     config = ArenaConfig(db=str(tmp_path / "space" / "arena.db"), dataset_repo=REPO, demo_matches=2,
@@ -232,7 +232,7 @@ def test_create_arena_starts_when_the_hub_is_unreachable(tmp_path, monkeypatch):
 
     built: list[Any] = []
     real_build = main_module.build_app
-    monkeypatch.setattr(main_module, "build_app", lambda api: built.append(api) or real_build(api))
+    monkeypatch.setattr(main_module, "build_app", lambda api, **kw: built.append(api) or real_build(api, **kw))
     config = ArenaConfig(db=str(tmp_path / "arena.db"), dataset_repo=REPO, demo_matches=0)
     main_module.create_arena(config, hf_api=DownApi({}), fs=FakeFs({}))
     assert built[-1].sync is None

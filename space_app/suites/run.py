@@ -27,6 +27,7 @@ from ..admission import match_slot
 from ..core.events import Call
 from ..core.game import Request
 from ..core.reply_formats import reply_format
+from ..off_loop import off_loop
 from ..runner import call_agent
 from ..stats import Rate
 from ..store import Store
@@ -128,7 +129,7 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
     `fresh`: forget this agent's previous answers to the suite first, and ask everything."""
     items = first_n(suite.loaded.items, limit)
     if fresh:
-        store.forget_answers(suite.id, agent_id)
+        await off_loop(store.forget_answers, suite.id, agent_id)
     done = store.answered(suite.id, agent_id)
     todo = [item for item in items if item.id not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -144,16 +145,17 @@ async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, 
         # each answer is kept as it comes (slow models: a killed run loses nothing), or in
         # small batches when answers come faster than ten a second
         if len(pending) >= 10 or time.monotonic() - last_save[0] > 0.1:
-            store.save_answers(suite.id, agent_id, pending[:])
+            batch = pending[:]
             pending.clear()
             last_save[0] = time.monotonic()
+            await off_loop(store.save_answers, suite.id, agent_id, batch)
         if progress is not None:
             progress(1)
 
     try:
         await asyncio.gather(*(one(item) for item in todo))
-    finally:
-        store.save_answers(suite.id, agent_id, pending)  # what was answered is kept, even if interrupted
+    finally:  # what was answered is kept, even if interrupted
+        await asyncio.shield(off_loop(store.save_answers, suite.id, agent_id, pending))
     wanted = {item.id for item in items}
     rows = [r for r in store.answers(suite.id, agent_id) if r["item_id"] in wanted]
     retry = store.to_retry(suite.id).get(agent_id, set()) & wanted

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import gradio as gr
 
 from ..api import ArenaAPI
+from ..signin import SignIn
 from .about import build_about_tab
 from .agents_tab import build_agents_tab
 from .common import CSS, THEME
@@ -15,6 +18,7 @@ from .i18n import Interface, normal, text
 from .leaderboard import build_leaderboard_tab
 from .play import build_play_tab
 from .results import build_results_tab, games_with_results
+from .sessions import Sessions
 from .suites_tab import build_suites_tab
 from .watch import build_watch_tab
 
@@ -39,11 +43,25 @@ OPEN_API_PAGE_JS = """async () => {
 }"""
 
 
-def launch_kwargs() -> dict[str, Any]:
-    return {"css": CSS, "theme": THEME}
+def launch_kwargs(api: ArenaAPI, sessions: Sessions) -> dict[str, Any]:
+    """What `launch()` needs besides the app: the page's look, and a server start that installs
+    the bounded session store and starts the event loop's lag monitor."""
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(sessions.lifespan(app))
+            await stack.enter_async_context(api.loop_lag.running(app))
+            yield
+
+    return {"css": CSS, "theme": THEME, "app_kwargs": {"lifespan": lifespan},
+            "state_session_capacity": api.config.ui_sessions}
 
 
-def build_app(api: ArenaAPI) -> gr.Blocks:
+def build_app(api: ArenaAPI, sessions: Sessions | None = None, signin: SignIn | None = None) -> gr.Blocks:
+    """`sessions`/`signin`: the session store and sign-in lookups the endpoints use (new ones
+    from the settings when not given)."""
+    sessions = sessions or Sessions(api.config.ui_sessions, api.config.ui_session_idle_seconds)
+    signin = signin or SignIn(per_minute=api.config.signin_lookups_per_minute)
     words = Interface()  # every component whose words follow the page's language
 
     def tab(key: str, tab_id: str) -> gr.Tab:
@@ -69,7 +87,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
                 agents = build_agents_tab(api, words, language)
             with tab("about", "about"):
                 build_about_tab(words)
-        register_endpoints(api)
+        register_endpoints(api, sessions, signin)
         words.wire(language)
 
         play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
@@ -79,6 +97,7 @@ def build_app(api: ArenaAPI) -> gr.Blocks:
         suites_tab.select(suites["load"], suites["inputs"], suites["outputs"], api_visibility="private")
 
         def on_load(request: gr.Request):
+            sessions.page(request)  # a page's session is kept (API calls' sessions are not)
             params = request.query_params if request else {}
             match_id = (params.get("match") or "").strip()
             agent = (params.get("agent") or "").strip()[:200]

@@ -1,28 +1,25 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
 list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, run_benchmark,
-benchmark_results, compare, try_agent. docs/api.md has a runnable example of each.
+benchmark_results, compare, try_agent, loop_health. docs/api.md has a runnable example of each.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import logging
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
+from anyio import to_thread
 
 from ..api import ApiError, ArenaAPI
-from .common import signed_in, visitor_of
+from ..signin import SignIn, SignInLimited
+from .common import client_address, signed_in, visitor_of
+from .sessions import Sessions
 
 log = logging.getLogger(__name__)
-WHOAMI_SECONDS = 300.0  # how long a token's user name is reused
-_whoami_cache: dict[str, tuple[float, str | None]] = {}
-_whoami_lock = threading.Lock()
 
 
 def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,9 +29,10 @@ def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
         if isinstance(exc, gr.Error):
             exc.print_exception = False
             return exc
-        if isinstance(exc, (ApiError, RecursionError)):
-            return gr.Error(str(exc) if isinstance(exc, ApiError) else "the request is nested too deeply",
-                            print_exception=False)
+        if isinstance(exc, (ApiError, SignInLimited)):
+            return gr.Error(str(exc), print_exception=False)
+        if isinstance(exc, RecursionError):
+            return gr.Error("the request is nested too deeply", print_exception=False)
         log.exception("%s failed", fn.__name__)
         return gr.Error(f"{fn.__name__} failed ({type(exc).__name__}); the arena logged the details",
                         print_exception=False)
@@ -70,60 +68,48 @@ def bearer_token(request: gr.Request | None) -> str | None:
     return None
 
 
-def user_from_request(request: gr.Request | None, whoami: Any = None) -> str | None:
-    """The signed-in user: from the page's login, else from the client's HF token."""
+async def user_from_request(request: gr.Request | None, signin: SignIn, trusted_hops: int = 0) -> str | None:
+    """The signed-in user: from the page's login, else from the client's HF token (looked up
+    off the event loop, cached, and limited per client address)."""
     user = getattr(request, "username", None) if request is not None else None
     if user:
         return str(user)
     token = bearer_token(request)
-    if not token:
+    if not token or request is None:
         return None
-    key = hashlib.sha256(token.encode()).hexdigest()
-    now = time.monotonic()
-    with _whoami_lock:
-        hit = _whoami_cache.get(key)
-    if hit is not None and hit[0] > now and whoami is None:
-        return hit[1]
-    if whoami is None:
-        from huggingface_hub import whoami
-    try:
-        user: str | None = str(whoami(token=token)["name"])
-    except Exception:  # an invalid token is the same as no sign-in
-        user = None
-    with _whoami_lock:
-        if len(_whoami_cache) > 10_000:
-            _whoami_cache.clear()
-        _whoami_cache[key] = (now + WHOAMI_SECONDS, user)
-    return user
+    return await signin.user(token, client_address(request, trusted_hops))
 
 
-def register_endpoints(api: ArenaAPI) -> None:
+def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> None:
+    """Every endpoint keeps no Gradio session (`sessions.stateless`) and waits on nothing
+    blocking on the event loop: sign-in lookups go through `signin`, registration probes and
+    store reads run on worker threads."""
     on_space = api.config.on_space
     hops = api.config.trusted_proxy_hops
 
-    def caller(request: gr.Request | None) -> tuple[str, bool]:
+    async def caller(request: gr.Request | None) -> tuple[str, bool]:
         """(visitor key, signed in?) of a request."""
-        user = user_from_request(request) if request is not None else None
+        user = await user_from_request(request, signin, hops) if request is not None else None
         visitor = visitor_of(request, hops, user)
         return visitor, signed_in(visitor, on_space)
 
-    def register_agent(src: str, name: str = "", secret: str = "", description: str = "",
-                       kind: str = "remote", owner: str = "",
-                       request: gr.Request = None) -> dict:  # type: ignore[assignment]
+    async def register_agent(src: str, name: str = "", secret: str = "", description: str = "",
+                             kind: str = "remote", owner: str = "",
+                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Register an agent by Space id (owner/name) or http(s) URL; its `info` is checked first.
         kind: 'remote' (SDK agent) or 'wis' (WiS protocol). Returns {agent_id, name, info}.
         Example: ("http://127.0.0.1:7861/", "my-agent", "", "", "remote", "me")."""
         if on_space:
-            user = user_from_request(request)
+            user = await user_from_request(request, signin, hops)
             if not user:
                 raise gr.Error("sign in with Hugging Face to register: pass your token to the "
                                "client, e.g. Client(space, token='hf_...')")
             owner = user
-        return api.register_agent(str(src or ""), name=str(name or ""), secret=str(secret or ""),
-                                  description=str(description or ""), kind=str(kind or "remote"),
-                                  owner=(str(owner or "") or "local")[:60])
+        return await to_thread.run_sync(functools.partial(
+            api.register_agent, str(src or ""), name=str(name or ""), secret=str(secret or ""),
+            description=str(description or ""), kind=str(kind or "remote"), owner=(str(owner or "") or "local")[:60]))
 
-    def list_agents() -> list:
+    def list_agents(request: gr.Request = None) -> list:  # type: ignore[assignment]
         """Every agent that can take a seat: house agents and registered ones (no secrets).
         Example: () -> [{"id": "house:heuristic", "name": ..., "games": ["spy"], ...}, ...]."""
         return api.list_agents()
@@ -134,29 +120,30 @@ def register_endpoints(api: ArenaAPI) -> None:
         """Play one match to its end. seats: agent ids in seat order ('' = random fill).
         Returns {match_id, status, result, error}; the replay is at ?match=<match_id>.
         Example: ("spy", ["house:heuristic", "", "", "", "", ""], 7, {})."""
-        visitor, signed = caller(request)
+        visitor, signed = await caller(request)
         return await api.run_match({"game": game, "seats": seats or [], "seed": seed,
                                     "settings": settings or {}}, visitor=visitor, signed_in=signed)
 
-    def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
+    async def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
         """Stop a running match you started (same sign-in or address); what was played stays.
         Example: ("3f2a9c0d1e4b",)."""
-        return api.cancel_match(str(match_id or ""), caller(request)[0])
+        return api.cancel_match(str(match_id or ""), (await caller(request))[0])
 
-    def get_match(match_id: str, seat: str = "") -> dict:
+    def get_match(match_id: str, seat: str = "", request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """A match with its events and result. With `seat`, only what that seat saw.
         While a match runs, only its public events are shown, to everyone.
         Example: ("3f2a9c0d1e4b", "") or ("3f2a9c0d1e4b", "P1")."""
         return api.get_match(str(match_id or ""), str(seat or ""))
 
-    def list_matches(game: str = "", agent: str = "", status: str = "", limit: int = 50) -> list:
+    def list_matches(game: str = "", agent: str = "", status: str = "", limit: int = 50,
+                     request: gr.Request = None) -> list:  # type: ignore[assignment]
         """Recorded matches, newest first, filtered by game, agent (its id or its name) and status
         (finished, running, aborted, error). Example: ("spy", "house:heuristic", "finished", 20)."""
         return api.list_matches(game=str(game or ""), agent=str(agent or ""), status=str(status or ""),
                                 limit=limit or 50)  # read (and refused with its name) by the API
 
     def leaderboard(game: str = "spy", min_games: int = 0, sources: str = "default", tag: str = "",
-                    void_infra: bool = False) -> list:
+                    void_infra: bool = False, request: gr.Request = None) -> list:  # type: ignore[assignment]
         """One row per agent: matches, rating with its 95% interval, the game's own columns.
         sources: 'default' (visitor, human and tournament matches), 'all', or a comma list of
         demo, visitor, human, tournament, study; tag: only that tag's matches; void_infra: leave
@@ -173,7 +160,7 @@ def register_endpoints(api: ArenaAPI) -> None:
         whose call failed for infrastructure reasons: the next run asks them again). A second call resumes;
         fresh=True forgets the agent's previous answers to the suite first. A registered agent: its owner only.
         Example: ("tom-household", "house:guess", 60, False)."""
-        visitor, signed = caller(request)
+        visitor, signed = await caller(request)
         return await api.run_benchmark(str(suite or ""), str(agent or ""), 0 if limit is None else limit,
                                        visitor=visitor, signed_in=signed, fresh=fresh)
 
@@ -185,13 +172,13 @@ def register_endpoints(api: ArenaAPI) -> None:
         A - B (measure 'win' or 'score'), its 95% bootstrap interval, the sign test's p-value, the counts of
         deals A did better, worse or the same, per seat role, and the tag the matches are stored with.
         Example: ("house:heuristic", "house:random", "spy", 10, "", 0, 0, "win")."""
-        visitor, signed = caller(request)
+        visitor, signed = await caller(request)
         return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), 0 if deals is None else deals,
                                  opponents=str(opponents or ""), seed=0 if seed is None else seed,
                                  players=0 if players is None else players,
                                  measure=str(measure or "win"), visitor=visitor, signed_in=signed)
 
-    def benchmark_results(suite: str = "tom-household") -> list:
+    def benchmark_results(suite: str = "tom-household", request: gr.Request = None) -> list:  # type: ignore[assignment]
         """Every agent's stored scores on a suite, best first. Example: ("tom-household",)."""
         return api.benchmark_results(str(suite or ""))
 
@@ -202,30 +189,19 @@ def register_endpoints(api: ArenaAPI) -> None:
         and, signed in, remote:<URL> for anyone. Images: this arena's references or data: URLs only.
         Returns {status, detail, reply (raw), read_as (what the game would get), latency_ms}.
         Example: ("house:heuristic", {"game": "spy", "verb": "vote", "you": "P1", "options": ["P2", "P3"]})."""
-        visitor, signed = caller(request)
+        visitor, signed = await caller(request)
         return await api.try_agent(str(agent or ""), observation or {}, visitor=visitor, signed_in=signed)
 
-    try_agent = refusals(try_agent)
-    gr.api(try_agent, api_name="try_agent", concurrency_limit=None)
-    run_benchmark = refusals(run_benchmark)
-    compare = refusals(compare)
-    gr.api(compare, api_name="compare", concurrency_limit=None)
-    benchmark_results = refusals(benchmark_results)
-    gr.api(run_benchmark, api_name="run_benchmark", concurrency_limit=None)
-    gr.api(benchmark_results, api_name="benchmark_results", concurrency_limit=None)
-    register_agent = refusals(register_agent)
-    run_match = refusals(run_match)
-    cancel_match = refusals(cancel_match)
-    get_match = refusals(get_match)
-    list_matches = refusals(list_matches)
-    leaderboard = refusals(leaderboard)
-    gr.api(register_agent, api_name="register_agent", concurrency_limit=4)
-    gr.api(list_agents, api_name="list_agents", concurrency_limit=None)
-    gr.api(run_match, api_name="run_match", concurrency_limit=None)
-    gr.api(cancel_match, api_name="cancel_match", concurrency_limit=None)
-    gr.api(get_match, api_name="get_match", concurrency_limit=None)
-    gr.api(list_matches, api_name="list_matches", concurrency_limit=None)
-    gr.api(leaderboard, api_name="leaderboard", concurrency_limit=None)
+    def loop_health(request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """How late the arena's event loop has run, in milliseconds: the worst stall since it started
+        and over the last minute (every request and running match waits that long). Example: ()."""
+        return api.loop_lag.health().model_dump()
+
+    limits = {"register_agent": 4}  # registration probes an outside server: a few at a time
+    for fn in (register_agent, list_agents, run_match, cancel_match, get_match, list_matches, leaderboard,
+               run_benchmark, compare, benchmark_results, try_agent, loop_health):
+        gr.api(sessions.stateless(refusals(fn)), api_name=fn.__name__,
+               concurrency_limit=limits.get(fn.__name__))
 
 
 __all__ = ["bearer_token", "refusals", "register_endpoints", "user_from_request"]

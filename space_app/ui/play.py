@@ -4,11 +4,13 @@ take a seat yourself."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import html
 from typing import Any
 
 import gradio as gr
+from anyio import to_thread
 
 from sdk import Observation
 
@@ -305,8 +307,10 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                "settings": {"language": lang, "players": n}}
         try:
             person = mine in spec.facts.seat_names(n, req["settings"])
-            plan = api.plan(req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
-                            tag=HUMAN if person else VISITOR)
+            # a seat by URL is checked by resolving its name: off the event loop
+            plan = await to_thread.run_sync(functools.partial(
+                api.plan, req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
+                tag=HUMAN if person else VISITOR))
         except ApiError as exc:
             yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
             return
