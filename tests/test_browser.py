@@ -766,3 +766,116 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
     taken = [c["data"]["reply"] for c in calls]
     # of each pair of statements sent for one question, exactly one was taken
     assert sum(s in taken for s in statements) == sum(asked[t]["verb"] == "speak" for t in asked)
+
+
+# -- Werewolf as a person: a night action and a day vote by the page's buttons ------------
+# Press the button of `label` for the question `turn` (one step of the page's own code):
+# 'clicked', 'missing' while its button is not drawn yet, or null once the page moved on.
+CLICK_FOR_TURN = """([turn, label]) => {
+    const asked = document.querySelector('#human-prompt .da-prompt[data-turn]');
+    if (!asked || asked.dataset.turn !== turn) return null;
+    const button = [...document.querySelectorAll('#human-choices button')]
+        .find((b) => b.textContent.trim() === label && b.offsetParent !== null);
+    if (!button) return 'missing';
+    window.daGap = false;
+    button.click();
+    return 'clicked';
+}"""
+
+
+def test_a_person_plays_werewolf_a_night_and_a_day_then_replays_it(browser, arena_url):
+    """A person takes the Doctor's seat of a 6-player Werewolf table (the seat found from the
+    seed by the game's own dealing) against the house agents: protects a player at night and
+    votes by day with the option buttons the page draws from each question's options, types
+    every statement, and plays on to the end. The record holds both choices as that seat's,
+    and the match's replay shows the night (the Doctor's protection) and the day (the vote)."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    from space_app.core import get_game
+
+    spec, players, seed = get_game("werewolf"), 6, 3
+    roles = spec.deal_roles(players, seed, {"language": "en"})
+    seat = spec.facts.seat_names(players)[roles.index("doctor")]
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.set_default_timeout(WAIT)
+    expect.set_options(timeout=WAIT)
+    page = context.new_page()
+    try:
+        page.goto(arena_url, wait_until="domcontentloaded")
+        choose(page, "#play-game", "Werewolf")
+        # the game's own seats are drawn before the table is resized (a resize sends the seats)
+        expect(page.locator("#seat-0 input")).to_have_value(spec.house.demo[0])
+        number = page.locator("#play-players input[type=number]")
+        number.fill(str(players))
+        number.press("Enter")
+        expect(number).to_have_value(str(players))
+        page.get_by_label("Seed (empty = random)").fill(str(seed))
+        choose(page, "#my-seat", seat)
+        page.locator("#start-match").click()
+
+        clicked: dict[str, str] = {}  # phase -> the first option pressed in it
+        last = ""
+        while True:
+            shown = wait_on_page(page, NEXT_QUESTION, last, "the page showed no new question nor the end")
+            if shown.get("finished"):
+                break
+            assert not shown.get("ended"), shown
+            turn, last = shown["turn"], shown["turn"]
+            assert f"Your turn, {seat}." in shown["text"] and "You are the Doctor" in shown["text"], shown["text"]
+            options = [o for o in shown["options"] if o != "abstain"]
+            if not options:
+                page.evaluate(REPLY, [turn, [f"{seat} speaks plainly: question {shown['number']}."], ""])
+                continue
+            # the Doctor protects itself on the first night (always allowed), so it lives to vote
+            # by day; it votes for the first other player offered
+            pick = seat if shown["phase"] == "night" and seat in options else options[0]
+            if shown["phase"] in ("night", "day_vote") and shown["phase"] not in clicked:
+                # pressed once its button is drawn (the buttons come with a live update)
+                pressed = wait_on_page(page, "(args) => { const r = (" + CLICK_FOR_TURN + ")(args); "
+                                       "return r === 'missing' ? false : (r ?? 'moved on'); }",
+                                       [turn, pick], f"no button {pick} for question {turn}")
+                assert pressed == "clicked", f"question {turn} moved on before its button was pressed"
+                clicked[shown["phase"]] = pick
+            else:
+                page.evaluate(REPLY, [turn, [], pick])
+            assert int(shown["number"]) < 60, "the page kept asking"
+        expect(page.locator("#play-result")).to_contain_text("Winner")
+        assert set(clicked) == {"night", "day_vote"}, clicked
+        status = page.locator("#play-status").inner_text()
+        found = MATCH_ID.search(status)
+        assert found, status
+        screenshot(page, "werewolf-human-seat")
+        assert "Traceback" not in page.locator("body").inner_text()
+
+        # the record: the protection and the vote are the seat's, as pressed
+        record = Client(arena_url, verbose=False).predict(found.group(1), "", api_name="/get_match")
+        assert record["seed"] == seed
+        events = record["events"]
+        protect = next(e for e in events if e["kind"] == "doctor_protect" and e["actor"] == seat)
+        assert protect["data"]["target"] == clicked["night"] == seat and protect["data"]["night"] == 1
+        vote = next(e for e in events if e["kind"] == "day_vote" and e["actor"] == seat)
+        assert vote["data"]["target"] == clicked["day_vote"] and vote["data"]["day"] == 1
+        assert not [e for e in events if e["kind"] == "invalid_action" and e["actor"] == seat]
+
+        # the replay shows the night and the day, in the transcript and in the game's panels
+        page.goto(f"{arena_url}?match={record['id']}", wait_until="domcontentloaded")
+        expect(page.locator("#replay-header")).to_contain_text("Werewolf")
+        panels = page.locator("#panels-werewolf")
+        expect(panels).to_be_visible()
+        page.locator("#step-last").click()
+        transcript = page.locator("#replay-transcript")
+        expect(transcript).to_contain_text("Night 1 falls")
+        expect(transcript).to_contain_text(f"You protect {seat} tonight.")
+        expect(transcript).to_contain_text("Day 1 begins")
+        expect(transcript).to_contain_text(f"{seat} votes for {clicked['day_vote']}.")
+        expect(transcript).to_contain_text("Game over")
+        expect(panels).to_contain_text("Nights")
+        expect(panels).to_contain_text("Days and votes")
+        expect(panels).to_contain_text(f"{seat}→{clicked['day_vote']}")
+        page.locator("#show-result input").check()
+        expect(page.locator("#replay-result")).to_contain_text("doctor")
+        screenshot(page, "werewolf-watch")
+        assert "Traceback" not in page.locator("body").inner_text()
+    finally:
+        context.close()

@@ -58,7 +58,10 @@ def test_the_pack_votes_as_one_and_the_seer_says_what_it_saw():
                 nights.setdefault(e.night, set()).add(e.target)
         split += sum(len(targets) > 1 for targets in nights.values())
         seer = next(s for s in game.seats if game.roles[s] == "seer")
-        found = {e.target for e in game.events if isinstance(e, SeerCheck) and e.werewolf}
+        spoken = [i for i, e in enumerate(game.events) if isinstance(e, Statement) and e.actor == seer]
+        # the werewolves the Seer found while it still had a statement to make
+        found = {e.target for i, e in enumerate(game.events)
+                 if isinstance(e, SeerCheck) and e.werewolf and any(j > i for j in spoken)}
         said = " ".join(e.text for e in game.events if isinstance(e, Statement) and e.actor == seer)
         claims += int(bool(found) and "I am the Seer" in said)
         for wolf in found:
@@ -78,6 +81,8 @@ def test_the_rule_bots_beat_random_seats_on_both_sides():
     assert village_wins(RULES, RANDOM) >= village_wins(RANDOM, RANDOM) + 8
     # the werewolves: rule bots against random villagers win more than random werewolves do
     assert games - village_wins(RANDOM, RULES) >= games - village_wins(RANDOM, RANDOM) + 3
+    # and against the rule-bot village too
+    assert games - village_wins(RULES, RULES) >= games - village_wins(RULES, RANDOM) + 5
 
 
 def test_the_protocol_study_runs_every_protocol_on_the_same_seeds(tmp_path):

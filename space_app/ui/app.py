@@ -90,7 +90,8 @@ def build_app(api: ArenaAPI, sessions: Sessions | None = None, signin: SignIn | 
         register_endpoints(api, sessions, signin)
         words.wire(language)
 
-        play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private")
+        play_tab.select(play["refresh"], play["refresh_inputs"], play["refresh_outputs"], api_visibility="private",
+                        **play["refresh_queue"])
         watch_tab.select(watch["refresh"], None, watch["table"], api_visibility="private")
         board_tab.select(board["load"], board["inputs"], board["outputs"], api_visibility="private")
         agents_tab.select(agents["refresh"], agents["inputs"], agents["outputs"], api_visibility="private")

@@ -150,6 +150,7 @@ MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
 NAME_LIMIT = 24
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
+SEATS_QUEUE: dict[str, Any] = {"concurrency_id": "play-seats", "concurrency_limit": 1}  # see build_play_tab
 
 
 def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None,
@@ -261,8 +262,13 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 game_languages(spec, lang))
 
     shaped = [players, my_seat, *seat_dropdowns]
-    game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private")
-    players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private")
+    # every update of the seats runs in one queue, in the order the page sent them: the seat
+    # refresh the page sends on load (with the first game) cannot land after the visitor's
+    # choice of game and draw the first game's seats under it
+    game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private",
+                **SEATS_QUEUE)
+    players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private",
+                    **SEATS_QUEUE)
 
     def reword_seats(game_id: str, n: float, lang: str, mine: str, *current: str):
         """The seats in the new language: their labels, 'watch only', and where the language
@@ -277,7 +283,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 *seat_updates(api, game_id, n, list(current), lang))
 
     language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns],
-                    [players, my_seat, *seat_dropdowns], api_visibility="private")
+                    [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
               choices: list[Any] | None = None, live: bool = False, turn: str = "") -> tuple:
@@ -436,5 +442,6 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         """Newly registered agents appear in the dropdowns (those that play this game)."""
         return seat_updates(api, game_id, n, list(current), normal(lang))
 
-    return {"status": status, "refresh": refresh, "refresh_inputs": [game, players, language, *seat_dropdowns],
+    return {"status": status, "refresh": refresh, "refresh_queue": SEATS_QUEUE,
+            "refresh_inputs": [game, players, language, *seat_dropdowns],
             "refresh_outputs": list(seat_dropdowns), "language": language}

@@ -96,8 +96,8 @@ SPEC = register(GameSpec(
     house=HouseAgents(
         agents={
             "house:werewolf-rules": HouseAgent("Rule bots: Seer claims weighed against the reveals, votes read for who "
-                                               "sides with whom; a pack that agrees on one victim and votes as one.",
-                                               RuleWerewolfAgent),
+                                               "sides with whom; a pack that agrees on one victim, claims the Seer "
+                                               "first and votes as one.", RuleWerewolfAgent),
             "house:werewolf-random": HouseAgent("Random votes, bids and night actions; generic statements.",
                                                 RandomWerewolfAgent),
         },

@@ -10,8 +10,10 @@ the observation), their randomness drawn from what the seat has seen.
   player and claims once it has found a werewolf or after the second night (or when voted
   out). The Doctor protects the Seer claimant, else itself. The Witch heals the first victim
   and poisons a werewolf the Seer named. The werewolves agree on one victim in their night
-  talk (a Seer claimant first, then whoever voted against them), vote together by day on the
-  same non-werewolf, talk like villagers, and counter-claim the Seer when named.
+  talk (a Seer claimant on a night the Doctor cannot guard it, else whoever voted against
+  them); by day one of them claims the Seer first and keeps to it, the pack votes as one and
+  never for each other, and a werewolf the believed Seer has named is voted out by its own
+  packmates.
 """
 
 from __future__ import annotations
@@ -178,12 +180,15 @@ def top_suspect(board: Board, obs: Observation, options: list[str], rng: random.
 
 
 def pack_victim(board: Board, obs: Observation, options: list[str]) -> str | None:
-    """The pack's victim tonight: the one its first speaker named, else a Seer claimant, else
-    whoever voted most against the pack, else a shared draw."""
+    """The pack's victim tonight: the one its first speaker named, else a Seer claimant the
+    Doctor is not expected to guard tonight (the night after it guarded the claimant, when it may
+    not guard one player twice running), else whoever voted most against the pack, else a
+    shared draw."""
     for text in board.wolf_talk_tonight:
         for seat in named(text, options):
             return seat
-    claimants = sorted((c for c in board.claims.values() if c.seat in options), key=lambda c: c.first)
+    claimants = sorted((c for c in board.claims.values() if c.seat in options and not board.guarded_tonight(c)),
+                       key=lambda c: c.first)
     if claimants:
         return claimants[0].seat
     against = {o: sum(1 for _, v, t, _ in board.votes if v == o and t in board.pack) for o in options}
@@ -193,11 +198,24 @@ def pack_victim(board: Board, obs: Observation, options: list[str]) -> str | Non
 
 
 def pack_day_target(board: Board, obs: Observation, options: list[str]) -> str | None:
-    """The pack's day vote, the same for every werewolf: a Seer claimant who named one of them,
-    else the non-werewolf most of today's speakers said they will vote, else a shared draw."""
-    for claim in sorted(board.claims.values(), key=lambda c: c.first):
-        if claim.seat in options and claim.seat not in board.pack and claim.wolves & set(board.pack):
-            return claim.seat
+    """The pack's day vote. A werewolf the village's Seer has named is lost: its packmates vote
+    it out with the village (so that its reveal does not show them voting beside it), and it
+    votes for the claimant, alone. Otherwise the pack votes as one: the non-werewolf most of
+    today's speakers said they will vote, else a shared draw."""
+    caught = board.caught()
+    if caught:
+        if board.me in caught:
+            claim = board.believed_claim()
+            return claim.seat if claim is not None and claim.seat in options else None
+        lost = [w for w in caught if w in options]
+        if lost:
+            return lost[0]
+    believed = board.believed_claim() if board.me not in board.claims else board.claims[board.me]
+    if believed is not None and believed.seat in board.pack:  # the village believes the pack's Seer
+        rivals = sorted((c for c in board.claims.values() if c.seat not in board.pack and c.seat in options),
+                        key=lambda c: c.first)
+        if rivals:
+            return rivals[0].seat
     intents = intentions(board, obs)
     backing = {o: sum(1 for t in intents.values() if t == o) for o in options if o not in board.pack}
     best = max(backing.values(), default=0)
@@ -210,7 +228,7 @@ class RuleWerewolfAgent(Agent):
 
     name = "house:werewolf-rules"
     description = ("Role-aware play: Seer claims weighed against the reveals, votes read for who sides with whom, "
-                   "a pack that agrees on one victim and votes as one.")
+                   "a pack that agrees on one victim, claims the Seer first and votes as one.")
     games = ("werewolf",)
 
     # -- statements ---------------------------------------------------------------------------
@@ -260,20 +278,48 @@ class RuleWerewolfAgent(Agent):
         return found or board.day >= 2 or obs.phase in ("defence", "last_words")
 
     def _wolf_statement(self, board: Board, obs: Observation, rng: random.Random) -> str:
-        others = [s for s in board.alive if s not in board.pack]
-        for claim in board.claims.values():
-            if board.me in claim.wolves and claim.seat in others and board.me not in board.claims:
-                # named by a Seer: claim the Seer back and name the claimant
-                return _say(obs, "claim", visions=_say(obs, "vision_wolf", seat=claim.seat), target=claim.seat)
+        others = [s for s in board.alive if s != board.me]
         target = pack_day_target(board, obs, others)
         if target is None:
             return _say(obs, "quiet")
+        if target in board.pack:  # bussing a packmate the village's Seer has named: side with the Seer
+            claim = board.believed_claim()
+            assert claim is not None
+            return _say(obs, "trust", seer=claim.seat, target=target)
+        if board.me in board.caught():  # named: no counter-claim to contradict, only a plea
+            return _say(obs, "last" if obs.phase == "last_words" else "defend", target=target)
+        if board.me in board.claims or self._claims_seer(board, obs):
+            return _say(obs, "claim", visions=self._fake_visions(board, obs), target=target)
         if obs.phase == "defence":
             return _say(obs, "defend", target=target)
         if obs.phase == "last_words":
             return _say(obs, "last", target=target)
         reason = "why_named" if any(t == target for t in intentions(board, obs).values()) else "why_hunch"
         return _say(obs, "suspect", target=target, reason=_say(obs, reason))
+
+    def _claims_seer(self, board: Board, obs: Observation) -> bool:
+        """A werewolf claims the Seer first, before any other claim: the village tends to believe
+        the earliest claim, and the real Seer's later one then reads as the counter-claim. One
+        werewolf only: the first to speak (under parallel statements, the first of the pack)."""
+        if board.claims or obs.phase not in ("discuss", "discuss_parallel"):
+            return False
+        if board.protocol == "parallel":
+            return board.me == next((w for w in board.pack if w in board.alive), None)
+        return True
+
+    def _fake_visions(self, board: Board, obs: Observation) -> str:
+        """The false Seer's visions, one a night and never taken back: players of the village
+        said to be on the village's side (a vision that names a werewolf could be disproved by a
+        reveal)."""
+        claim = board.claims.get(board.me)
+        said = [s for s in board.seats if claim is not None and s in claim.good]
+        pool = [s for s in board.seats if s not in board.pack and s not in said and s != board.me
+                and s not in board.claims]
+        rng = seat_rng(obs, "vision")
+        while len(said) < max(board.day, 1) and pool:
+            said.append(pool.pop(rng.randrange(len(pool))))
+        lines = [_say(obs, "vision_good", seat=s) for s in said]
+        return ("" if obs.language == "zh" else " ").join(lines)
 
     # -- choices ------------------------------------------------------------------------------
     def vote(self, obs: Observation) -> str:
@@ -295,7 +341,7 @@ class RuleWerewolfAgent(Agent):
         # the day's vote or run-off
         if board.pack:
             target = pack_day_target(board, obs, options)
-            return target or rng.choice(options)
+            return target or rng.choice([o for o in options if o not in board.pack] or options)
         wolves = [s for s, w in board.visions.items() if w and s in options]
         if wolves:
             return wolves[0]

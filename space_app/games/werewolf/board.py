@@ -20,11 +20,12 @@ from .events import (
     HunterShot,
     NightStart,
     SeerCheck,
+    Start,
     Statement,
     WitchAction,
     WolfTalk,
 )
-from .roles import VILLAGE, WEREWOLF, WEREWOLVES
+from .roles import DOCTOR, VILLAGE, WEREWOLF, WEREWOLVES
 
 # how a statement claims the Seer and reports a vision, in the languages the game is played in
 CLAIM = re.compile(r"\bI am the Seer\b|我是预言家", re.IGNORECASE)
@@ -38,6 +39,7 @@ class Claim:
 
     seat: str
     first: int  # the history index of its first claim
+    day: int = 0  # the day of its first claim
     wolves: set[str] = field(default_factory=set)
     good: set[str] = field(default_factory=set)
 
@@ -62,6 +64,20 @@ class Board:
     heal_used: bool = False
     poison_used: bool = False
     wolf_talk_tonight: list[str] = field(default_factory=list)
+    doctor_repeat: bool = False  # the rules: may the Doctor protect one player two nights running
+    protocol: str = "round_robin"
+
+    def doctor_may_live(self) -> bool:
+        """Whether a Doctor may still be protecting someone: no seat shown to be the Doctor has died."""
+        return not any(self.revealed.get(s) == DOCTOR for s in self.dead)
+
+    def guarded_tonight(self, claim: Claim) -> bool:
+        """Whether a living Doctor that follows the claim guards the claimant tonight: every night
+        when it may protect one player two nights running, else the nights after the claim it is
+        free to (the first, the third...), never two in a row."""
+        if not self.doctor_may_live():
+            return False
+        return self.doctor_repeat or (self.day - claim.day) % 2 == 1
 
     @property
     def alive(self) -> list[str]:
@@ -76,10 +92,13 @@ class Board:
 
     def liar(self, claim: Claim) -> bool:
         """A claimant the reveals prove wrong: it named as a werewolf a seat shown to be on the
-        village's side, or as good a seat shown to be a werewolf, or it was shown not to be the Seer."""
+        village's side, or as good a seat shown to be a werewolf, or it was shown not to be the
+        Seer, or another claimant was."""
         shown = self.revealed.get(claim.seat)
         if shown is not None and shown not in ("seer", VILLAGE):
             return True
+        if any(self.revealed.get(other) == "seer" for other in self.claims if other != claim.seat):
+            return True  # another claimant died and was shown to be the Seer
         return any(self.is_wolf_shown(s) is False for s in claim.wolves) or any(
             self.is_wolf_shown(s) is True for s in claim.good)
 
@@ -90,8 +109,21 @@ class Board:
             return None
         if self.pack:
             return None
+        return self.believed_claim()
+
+    def believed_claim(self) -> Claim | None:
+        """The claim a village seat that knows no more than the table believes (the earliest one
+        not disproved, not this seat's own): what a werewolf expects the village to follow."""
         fair = [c for c in self.claims.values() if not self.liar(c) and c.seat != self.me]
         return min(fair, key=lambda c: c.first) if fair else None
+
+    def caught(self) -> list[str]:
+        """The living werewolves of this seat's pack that the claim the village believes names:
+        a village that follows its Seer votes them out whatever the pack does."""
+        claim = self.believed_claim()
+        if claim is None or claim.seat in self.pack:
+            return []
+        return [w for w in self.pack if w in claim.wolves and w in self.alive]
 
 
 def _patterns(seats: list[str], forms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
@@ -120,7 +152,10 @@ def read_board(obs: Observation) -> Board:
     night = 0
     for index, item in enumerate(obs.history):
         e = KINDS.from_history(item)
-        if isinstance(e, NightStart):
+        if isinstance(e, Start):
+            board.doctor_repeat = bool(e.settings.get("doctor_repeat", False))
+            board.protocol = e.protocol
+        elif isinstance(e, NightStart):
             night = e.night
             board.wolf_talk_tonight = []
         elif isinstance(e, Dawn):
@@ -147,7 +182,7 @@ def read_board(obs: Observation) -> Board:
             for s in wolves:
                 board.named_today[s] = board.named_today.get(s, 0) + 1
             if claimed or e.actor in board.claims:
-                claim = board.claims.setdefault(e.actor, Claim(e.actor, index))
+                claim = board.claims.setdefault(e.actor, Claim(e.actor, index, e.day))
                 claim.wolves |= wolves
                 claim.good |= good
         elif isinstance(e, WolfTalk) and e.night == night and not e.silent:
