@@ -3,7 +3,10 @@
 import os
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if not os.environ.get("SPACE_ID"):
+    # offline off a Space (every model the arena runs ships with it); on a Space the hub is
+    # where sign-in lookups and the records dataset live, so it must stay reachable
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from space_app.config import listen_address  # noqa: E402
 from space_app.main import create_arena  # noqa: E402
