@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -80,12 +81,18 @@ def add_setting_args(p: argparse.ArgumentParser, faces: list[GameFace]) -> None:
     p.add_argument("--settings", help="game settings as JSON, e.g. '{\"rounds\": 2}'")
 
 
+REPLAY_URL = "http://127.0.0.1:7860/"  # where `python app.py` serves the replays of its store
+
+
 def cmd_match(args: argparse.Namespace) -> int:
+    from .core import get_game
     from .core.transcript import plain_line
     from .service import MatchPlan
 
     arena = _arena(args.db)
-    plan = MatchPlan(args.game, args.seats, args.seed, _settings(args), tag=args.tag)
+    settings = _settings(args)
+    seats = args.seats or arena.default_seats(args.game, settings=settings)
+    plan = MatchPlan(args.game, seats, args.seed, settings, tag=args.tag)
 
     def live(items: list) -> None:
         for _, e in items:
@@ -97,8 +104,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     say(f"\nmatch {outcome.match_id}: {outcome.status}")
     if outcome.result:
         roles = outcome.result.get("roles") or {}
+        agents = dict(zip(get_game(args.game).facts.seat_names(len(seats), {**settings, "players": len(seats)}),
+                          seats, strict=False))
         for seat, pts in outcome.result["scores"].items():
-            say(f"  {seat} ({roles.get(seat, '?')}): {pts:g}")
+            say(f"  {seat} {agents.get(seat, '?')} ({roles.get(seat, '?')}): {pts:g}")
+    say(f"replay: {REPLAY_URL}?match={outcome.match_id} (python app.py on this store)")
+    say("again:  " + shlex.join(["python", "-m", "space_app", "--db", args.db, "match", args.game,
+                                 "--seats", *seats, "--seed", str(args.seed),
+                                 *(["--settings", json.dumps(settings)] if settings else [])]))
     return 0 if outcome.status == "finished" else 1
 
 
@@ -124,9 +137,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .store import shown_url
 
     arena = _arena(args.db)
+    seats = args.seats or list(dict.fromkeys(arena.default_seats(args.game)))
+    arena.check_seats(args.game, [*seats, *(_role_specs(args.role) or {}).values()])  # refused before any bar is drawn
     with tqdm(total=args.games, desc=f"{args.game} tournament", unit="match", file=sys.stderr) as bar:
         outcomes = arena.run_in_own_loop(arena.tournament(
-            args.game, args.seats, args.games, seed=args.seed, concurrency=args.concurrency,
+            args.game, seats, args.games, seed=args.seed, concurrency=args.concurrency,
             settings=_settings(args), tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
             progress=lambda _: bar.update(1)))
     failed = [o for o in outcomes if o.status != "finished"]
@@ -422,16 +437,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     m = sub.add_parser("match", help="play one match and print its transcript")
     game_args(m, "cli")
-    m.add_argument("--seats", nargs="+", required=True, help="agent spec per seat")
+    m.add_argument("--seats", nargs="+", default=None,
+                   help="agent spec per seat (default: the game's own house agents, turned over its table)")
     m.add_argument("--seed", type=int, default=0)
     m.set_defaults(func=cmd_match)
 
     t = sub.add_parser("tournament", help="play many matches and print the leaderboard")
     game_args(t, "tournament")
     t.add_argument("--games", type=int, default=100)
-    t.add_argument("--seats", nargs="+", default=["house:heuristic", "house:random"],
+    t.add_argument("--seats", nargs="+", default=None,
                    help="agent specs; each deal is played once per rotation of them over the seats "
-                        "(balanced seating: use a multiple of their number of --games for equal counts)")
+                        "(balanced seating: use a multiple of their number of --games for equal counts; "
+                        "default: the game's own house agents, e.g. spy: house:heuristic house:random)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--concurrency", type=int, default=16)
     t.add_argument("--min-games", type=int, default=0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +172,24 @@ class Arena:
 
         return asyncio.run(wrapped())
 
+    def check_seats(self, game: str, specs: Iterable[str]) -> None:
+        """Each agent spec resolves and plays `game`; the first that does not is refused
+        (`UnknownAgent`, naming it) before anything is run or stored."""
+        for agent_spec in dict.fromkeys(specs):
+            self.catalogue.resolve(agent_spec)
+            self.catalogue.check_plays(agent_spec, game)
+
+    def default_seats(self, game: str, players: int | None = None,
+                      settings: dict[str, Any] | None = None) -> list[str]:
+        """A game's own line-up for a seat list nobody gave: its demo house agents turned over
+        the table (spy: house:heuristic, house:random, ...), else its first random-fill one."""
+        spec = get_game(game)
+        lineup = list(spec.house.demo) or [name for name, house in spec.house.agents.items() if house.random_fill][:1]
+        if not lineup:
+            raise ValueError(f"{game!r} has no house agents: give the seats (--seats)")
+        n = players or spec.facts.players_by_default(settings)
+        return [lineup[i % len(lineup)] for i in range(n)]
+
     async def tournament(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
                          concurrency: int = 8, settings: dict[str, Any] | None = None,
                          tag: str = "", players: int | None = None,
@@ -185,9 +203,7 @@ class Arena:
         n = players or spec.facts.default_players
         # an unknown spec fails here, before any match is created (not half-way through,
         # leaving the matches already started as 'running' records)
-        for agent_spec in {*specs, *(role_specs or {}).values()}:
-            self.catalogue.resolve(agent_spec)
-            self.catalogue.check_plays(agent_spec, game)
+        self.check_seats(game, [*specs, *(role_specs or {}).values()])
         slots = schedule(list(specs), n, games, seed)
         seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.facts.roles,
                                 spec.facts.seat_names(n, {**(settings or {}), "players": n}), role_specs,

@@ -176,8 +176,10 @@ def test_match_prints_a_transcript_and_stores_one_match(tmp_path):
     assert statements
     for e in statements:
         assert f"  {e['actor']}: {e['text']}" in out
+    agents = {s["seat"]: s["agent_id"] for s in match["seats"]}
     for seat, pts in match["result"]["scores"].items():
-        assert f"  {seat} ({match['result']['roles'][seat]}): {pts:g}" in out
+        assert f"  {seat} {agents[seat]} ({match['result']['roles'][seat]}): {pts:g}" in out
+    assert f"replay: http://127.0.0.1:7860/?match={match['id']}" in out
     words = next(e for e in events if e["kind"] == "setup")["data"]["words"]
     assert set(words.values()) == {"tea", "coffee"}
     store.close()
@@ -191,7 +193,8 @@ def test_the_same_seed_replays_the_same_match(tmp_path):
     for run in ("a", "b"):
         proc = cli("--db", str(tmp_path / f"{run}.db"), "match", "spy", "--seats", *seats, "--seed", "11")
         assert proc.returncode == 0, proc.stderr[-3000:]
-        transcripts.append([line for line in proc.stdout.splitlines() if not line.startswith("match ")])
+        transcripts.append([line for line in proc.stdout.splitlines()
+                            if not line.startswith(("match ", "replay: ", "again: "))])
     assert transcripts[0] == transcripts[1]
     assert sum(": " in line for line in transcripts[0]) > 10  # statements and votes, not an empty game
 
@@ -209,6 +212,36 @@ def test_an_unknown_agent_spec_is_a_clear_error(tmp_path, command):
     store = Store(db, recover=False)
     assert store.count_matches() == 0
     store.close()
+
+
+def test_a_game_without_seats_given_plays_its_own_house_agents(tmp_path):
+    db = tmp_path / "own.db"
+    proc = cli("--db", str(db), "tournament", "avalon", "--games", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "2 matches finished, 0 failed" in proc.stdout
+    lineup = set(get_game("avalon").house.demo)
+    assert set(parse_table(proc.stdout)) == lineup
+    match = cli("--db", str(db), "match", "avalon", "--seed", "4")
+    assert match.returncode == 0, match.stderr[-3000:]
+    store = Store(db)
+    (last,) = [m for m in store.list_matches(limit=10) if m["tag"] == "cli"]
+    assert {s["agent_id"] for s in last["seats"]} == lineup
+    store.close()
+    # the printed command plays the same match again
+    again = next(line for line in match.stdout.splitlines() if line.startswith("again: "))
+    argv = again.removeprefix("again:").split()[3:]  # after python -m space_app
+    assert argv[:2] == ["--db", str(db)] and "--seed" in argv
+    replayed = cli(*argv)
+    assert replayed.returncode == 0, replayed.stderr[-3000:]
+    def transcript(out: str) -> list[str]:
+        return [line for line in out.splitlines() if not line.startswith(("match ", "replay: ", "again: "))]
+    assert transcript(replayed.stdout) == transcript(match.stdout)
+
+
+def test_seats_that_do_not_play_the_game_are_refused_before_any_progress_bar(tmp_path):
+    proc = cli("--db", str(tmp_path / "x.db"), "tournament", "avalon", "--games", "5", "--seats", "house:heuristic")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "error: agent 'house:heuristic' does not play 'avalon' (it declares: spy)"
 
 
 # -- balanced seating ----------------------------------------------------------------------
