@@ -130,8 +130,9 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
         return api.cancel_match(str(match_id or ""), (await caller(request))[0])
 
     def get_match(match_id: str, seat: str = "", request: gr.Request = None) -> dict:  # type: ignore[assignment]
-        """A match with its events and result. With `seat`, only what that seat saw.
-        While a match runs, only its public events are shown, to everyone.
+        """A match with its events and result. With `seat` (a finished match), the events that
+        seat saw; the result, seed and settings stay, as in the whole record, which is public
+        once a match ends. While a match runs, only its public events are shown, to everyone.
         Example: ("3f2a9c0d1e4b", "") or ("3f2a9c0d1e4b", "P1")."""
         return api.get_match(str(match_id or ""), str(seat or ""))
 
