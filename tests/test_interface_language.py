@@ -84,3 +84,15 @@ def test_a_games_result_table_uses_its_own_words_in_the_matchs_language():
     english = game_result({**match, "settings": {"language": "en"}}, spy)
     assert "**Winner: civilian**" in english and "| P1 | a | spy | 茶 | 0 |" in english
     assert spy.facts.title_in("zh") == "谁是卧底" and spy.facts.title_in("fr") == spy.title == "Who is the Spy"
+
+
+def test_an_empty_marker_table_says_there_is_nothing_in_the_page_language():
+    from space_app.ui.replay import MARKER_COLUMNS
+    from space_app.ui.watch import marker_frame
+
+    for lang, words in (("en", "none up to this step"), ("zh", "到这一步为止没有")):
+        frame = marker_frame([], lang)
+        assert list(frame.columns) == MARKER_COLUMNS and frame.to_dict("records") == [
+            {"round": "", "seat": "", "marker": words, "verb": "", "reason": "", "latency_ms": ""}]
+    foul = {"round": 1, "seat": "P2", "marker": "foul", "verb": "speak", "reason": "said the word", "latency_ms": 12}
+    assert marker_frame([foul], "en").to_dict("records") == [foul]

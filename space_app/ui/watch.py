@@ -85,7 +85,15 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang,
                                       reasons=reasons),
             result_for(match, seat, shown),
-            pd.DataFrame(marks, columns=MARKER_COLUMNS), *panels)
+            marker_frame(marks, lang), *panels)
+
+
+def marker_frame(marks: list[dict[str, Any]], language: str) -> pd.DataFrame:
+    """The fouls, timeouts and errors up to the step; with none, one line that says so (a bare
+    header reads as a table that failed to load)."""
+    if marks:
+        return pd.DataFrame(marks, columns=MARKER_COLUMNS)
+    return pd.DataFrame([{"marker": text(language, "watch.no_markers")}], columns=MARKER_COLUMNS).fillna("")
 
 
 def result_for(match: dict[str, Any], seat: str | None, shown: bool) -> str:
