@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,9 @@ class Arena:
         self.catalogue = catalogue or AgentCatalogue(store)
         self.match_seconds = match_seconds
         self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
+        # a match's end and its rating are one step: matches ending at once on the store's
+        # threads are rated in the order they are marked finished, the order `catch_up` replays
+        self._ending = threading.Lock()
 
     def _display_name(self, spec: str) -> str:
         base, wrapped = split_spec(spec)
@@ -116,9 +120,10 @@ class Arena:
 
     def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
         """The end of a match, on the store's threads: its status, its standings, the listeners."""
-        self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
-        if outcome.status == "finished":
-            keep(self.store, match_id)  # per-seat records, totals and ratings, once
+        with self._ending:
+            self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
+            if outcome.status == "finished":
+                keep(self.store, match_id)  # per-seat records, totals and ratings, once
         for listener in list(self.on_finished):
             try:
                 listener(match_id)
