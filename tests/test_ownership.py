@@ -117,8 +117,8 @@ def test_the_arena_wide_match_cap_refuses_with_a_clear_message(tmp_path):
         slow = {"game": "spy", "seats": ["house:random"] * 6, "seed": 1}
         first = asyncio.create_task(api.run_match(slow, visitor="a"))
         # the first match's seats are checked on a worker thread before it takes a slot:
-        # wait until it holds the only one (it is then a live match)
-        while not api._live and not first.done():
+        # wait until it holds the only one
+        while api.slots.running("a") == 0 and not first.done():
             await asyncio.sleep(0.01)
         second = await asyncio.gather(api.run_match(slow, visitor="b"), return_exceptions=True)
         return [await first, second[0]]
