@@ -9,6 +9,7 @@ if not os.environ.get("SPACE_ID"):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from space_app.config import listen_address  # noqa: E402
+from space_app.heap import settle_heap  # noqa: E402
 from space_app.main import create_arena  # noqa: E402
 from space_app.signed_records import RecordsKeyError  # noqa: E402
 from space_app.store import StoreError  # noqa: E402
@@ -18,6 +19,7 @@ try:
 except (StoreError, RecordsKeyError) as exc:  # an unreachable database, a newer store, an unusable
     # records key: one line, no traceback
     raise SystemExit(f"error: {exc}") from None
+settle_heap()  # full collections walk only what serving creates (the loop stalls while they run)
 
 if __name__ == "__main__":
     demo.launch(server_name=listen_address(), **launch_kwargs)

@@ -50,6 +50,12 @@ sys.path.insert(0, os.getcwd())
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 from space_app.main import create_arena
 demo, kwargs = create_arena()
+try:  # as app.py does, where the checkout has it
+    from space_app.heap import settle_heap
+except ImportError:
+    pass
+else:
+    settle_heap()
 lags = open(os.environ["SOAK_LAG_FILE"], "w", buffering=1)
 
 async def probe():
