@@ -12,12 +12,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cachetools import TTLCache
+
 from sdk.agent import LOCAL_AGENT_THREADS
 
 from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .core import get_game
 from .core.events import Call, Event
+from .event_writer import EventWriter
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
@@ -27,6 +30,7 @@ from .store import Store
 
 log = logging.getLogger(__name__)
 LiveCallback = Callable[[list[tuple[int, Event]]], None]
+NAME_SECONDS = 30.0  # how long a seat name read from the store is reused
 
 
 @dataclass
@@ -54,8 +58,17 @@ class Arena:
         # a match's end and its rating are one step: matches ending at once on the store's
         # threads are rated in the order they are marked finished, the order `catch_up` replays
         self._ending = threading.Lock()
+        # seat names by agent spec: a store read on the loop for every seat of every match is
+        # too many for a tournament; a rename shows in new matches within NAME_SECONDS
+        self._names: TTLCache[str, str] = TTLCache(maxsize=1024, ttl=NAME_SECONDS)
 
     def _display_name(self, spec: str) -> str:
+        name = self._names.get(spec)
+        if name is None:
+            name = self._names[spec] = self._stored_name(spec)
+        return name
+
+    def _stored_name(self, spec: str) -> str:
         base, wrapped = split_spec(spec)
         row = self.store.get_agent(base)
         suffix = "".join("+" + w for w in wrapped)
@@ -96,24 +109,33 @@ class Arena:
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
 
-        async def sink(items: list[tuple[int, Event]]) -> None:
+        async def write(items: list[tuple[int, Event]]) -> None:
             await off_loop(self.store.append_events, game.match_id, items)
+
+        writer = EventWriter(write)
+
+        async def sink(items: list[tuple[int, Event]]) -> None:
+            await writer.add(items)
             if on_events is not None:
                 on_events(items)
+
+        async def end_early(why: str) -> None:
+            await writer.close()  # what was played stays recorded
+            await off_loop(self.store.finish_match, game.match_id, "aborted", None, why)
 
         try:
             # waking agents counts against the match's time: a Space that never wakes
             # cannot hold a slot longer than the bound
             outcome = await asyncio.wait_for(self._prepare_and_play(game, seat_agents, sink),
                                              timeout=self.match_seconds)
+            await writer.close()
         except TimeoutError:
             why = f"the match ran past this arena's limit of {self.match_seconds:g} s"
-            await off_loop(self.store.finish_match, game.match_id, "aborted", None, why)
+            await end_early(why)
             return MatchOutcome(game.match_id, "aborted", {}, error=why)
         except asyncio.CancelledError:
-            # the write must happen even though this task is being cancelled
-            await asyncio.shield(off_loop(self.store.finish_match, game.match_id, "aborted", None,
-                                          "cancelled before its end"))
+            # the writes must happen even though this task is being cancelled
+            await asyncio.shield(end_early("cancelled before its end"))
             raise
         await off_loop(self._finish, game.match_id, outcome, seat_agents)
         return outcome
@@ -159,9 +181,7 @@ class Arena:
                 calls[agent_id] += 1
                 if e.status in ("timeout", "error"):
                     fails[agent_id] += 1
-        for agent_id, n in calls.items():
-            if self.store.get_agent(agent_id) is not None:
-                self.store.note_agent_calls(agent_id, n, fails[agent_id])
+        self.store.note_agent_calls({agent_id: (n, fails[agent_id]) for agent_id, n in calls.items()})
 
     def run_sync(self, plan: MatchPlan) -> MatchOutcome:
         return self.run_in_own_loop(self.run(plan))

@@ -358,13 +358,19 @@ class Store:
             res = conn.execute(update(agents).where(agents.c.id == agent_id).values(active=0))
         return res.rowcount > 0
 
-    def note_agent_calls(self, agent_id: str, calls: int, failures: int) -> None:
-        values: dict[str, Any] = {"calls": agents.c.calls + calls,
-                                  "failures": agents.c.failures + failures}
-        if calls > failures:
-            values["last_seen"] = time.time()
+    def note_agent_calls(self, counts: dict[str, tuple[int, int]]) -> None:
+        """Add a match's calls and failures to each agent's counters: {agent_id: (calls, failures)},
+        in one transaction (an id with no row, an ad-hoc spec, changes nothing)."""
+        now = time.time()
+        params = [{"agent": a, "more_calls": c, "more_failures": f, "seen": now if c > f else None}
+                  for a, (c, f) in counts.items()]
+        if not params:
+            return
+        statement = update(agents).where(agents.c.id == bindparam("agent")).values(
+            calls=agents.c.calls + bindparam("more_calls"), failures=agents.c.failures + bindparam("more_failures"),
+            last_seen=func.coalesce(bindparam("seen"), agents.c.last_seen))
         with self._write_lock, self.engine.begin() as conn:
-            conn.execute(update(agents).where(agents.c.id == agent_id).values(**values))
+            conn.execute(statement, params)
 
     # -- matches ----------------------------------------------------------------
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
@@ -739,13 +745,15 @@ class DerivedWriter:
         return {(a, r): t for a, r, t in rows if (a, r) in wanted}
 
     def put_tallies(self, game: str, pool: str, items: dict[tuple[str, str], dict]) -> None:
-        for agent_id, role in items:
-            self.conn.execute(delete(agent_totals).where(
-                agent_totals.c.game == game, agent_totals.c.pool == pool,
-                agent_totals.c.agent_id == agent_id, agent_totals.c.role == role))
-        if items:
-            self.conn.execute(insert(agent_totals), [
-                {"game": game, "pool": pool, "agent_id": a, "role": r, "tally": t} for (a, r), t in items.items()])
+        if not items:
+            return
+        # one statement for every key (executemany), not one compiled delete per key
+        self.conn.execute(delete(agent_totals).where(
+            agent_totals.c.game == game, agent_totals.c.pool == pool,
+            agent_totals.c.agent_id == bindparam("a"), agent_totals.c.role == bindparam("r")),
+            [{"a": a, "r": r} for a, r in items])
+        self.conn.execute(insert(agent_totals), [
+            {"game": game, "pool": pool, "agent_id": a, "role": r, "tally": t} for (a, r), t in items.items()])
 
     def skills(self, game: str, pool: str, system: str, subjects: Iterable[str]) -> dict[str, tuple[float, float, int]]:
         wanted = list(set(subjects))
