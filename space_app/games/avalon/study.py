@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.spec import Tournaments
 from ...core.study_runs import newest_run_tags, study_tag
-from ...stats import Rate, bootstrap_mean
+from ...stats import Rate, mean_interval
 from .intentions import load_catalogue
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements, judge_match
 from .metrics import quiz_results
@@ -54,9 +54,8 @@ JudgeRows = dict[str, list[dict[str, Any]]]  # match id -> judge_match's rows
 
 
 def _mean(key: str, values: list[float]) -> dict[str, Any]:
-    low, high = bootstrap_mean(values) or (None, None)
-    return {key: sum(values) / len(values) if values else None, f"{key}_low": low, f"{key}_high": high,
-            f"{key}_n": len(values)}
+    value, low, high = mean_interval(values) or (None, None, None)
+    return {key: value, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(values)}
 
 
 def study_row(matches: Iterable[dict[str, Any]], judged: JudgeRows | None = None,
