@@ -104,6 +104,9 @@ class Study:
     # store -> rows of the newest run, each with condition, what (the condition in words), tag,
     # seeds, match_ids and the columns' figures with their _low/_high/_n (for the UI's report)
     newest: Callable[[MatchStore], list[dict[str, Any]]] | None = None
+    # the agent every seat plays when the study is run from the page ("": the game's first demo
+    # agent); a study that needs a model to show anything names a house agent that stands in for one
+    base: str = ""
 
 
 @dataclass(frozen=True)

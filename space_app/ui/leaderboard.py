@@ -240,7 +240,8 @@ def study_how(lang: str, spec: GameSpec) -> str:
     charted = charted_study(spec)
     if charted is None or not spec.house.demo:
         return ""
-    return text(lang, "leaderboard.study_how", agent=spec.house.demo[0], describe=charted[1].describe)
+    return text(lang, "leaderboard.study_how", agent=charted[1].base or spec.house.demo[0],
+                describe=charted[1].describe)
 
 
 def history_title(lang: str, label: str) -> str:
@@ -390,7 +391,7 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
             # the visitor's own slots: a study's matches count against their cap and the arena's
             visitor = visitor_of(request, api.config.trusted_proxy_hops, None)
             try:
-                await api.run_study(spec.id, found[0], base=spec.house.demo[0], games=int(n), seed=7,
+                await api.run_study(spec.id, found[0], base=found[1].base or spec.house.demo[0], games=int(n), seed=7,
                                     visitor=visitor)
             except ApiError as exc:
                 raise gr.Error(str(exc)) from exc
