@@ -270,6 +270,19 @@ def test_avalon_and_mystery_leaderboards_show_their_own_widgets_and_a_head_to_he
     else:
         assert "(newest run)" not in visible
     screenshot(page, f"leaderboard-{game.split()[0].lower()}")
+
+    # its Results page reads the same matches and says so
+    open_tab(page, "Results")
+    choose(page, "#results-game", game)
+    expect(page.locator("#results-note")).to_be_visible()
+    if game == "Avalon":
+        expect(page.get_by_text("Intention metrics (the intention study's newest run)")).to_be_visible()
+        expect(page.get_by_text("Game metrics per agent")).to_be_visible()
+    else:
+        expect(page.get_by_text("Chain of Evaluation per agent", exact=False)).to_be_visible()
+    page.locator("#results-sources label", has_text="demo").click()
+    expect(page.get_by_text("of the Leaderboard's filter (Includes demo, visitor", exact=False).first).to_be_visible()
+    screenshot(page, f"results-{game.split()[0].lower()}")
     assert not page.errors, page.errors
 
 

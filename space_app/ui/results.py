@@ -90,7 +90,8 @@ def section_component(section: ResultsSection) -> Any:
     if section.kind == "bar":
         # bars in the frame's order, with error bars where the frame has an interval (low, high)
         return gr.Plot(bars(section.value, x=section.x, y=section.y, color=section.color,
-                            y_title=section.y_title or section.y, y_domain=section.y_lim, x_title=""))
+                            y_title=section.y_title or section.y, y_domain=section.y_lim, x_title=""),
+                       show_label=False)  # the section's title is above it
     raise ValueError(f"unknown results section kind {section.kind!r}")
 
 
