@@ -1,6 +1,6 @@
 """The arena's API: one class whose methods back both the UI and the named
 `gradio_client` endpoints (register_agent, list_agents, run_match, get_match,
-list_matches, leaderboard, run_benchmark, compare). Inputs are validated here; errors are `ApiError`
+list_matches, leaderboard, head_to_head, run_benchmark, compare). Inputs are validated here; errors are `ApiError`
 with a message meant for people."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,18 +38,19 @@ from .agents.catalogue import (
 from .compare import MEASURES
 from .compare import compare as duplicate
 from .config import ArenaConfig
-from .core import GAMES, ResultsPage, Study, get_game
+from .core import GAMES, ResultsPage, ResultsScope, Study, get_game
 from .core.events import GENERIC
 from .core.game import Request
 from .core.transcript import seen_by
 from .export import snapshot
+from .head_to_head import head_to_head
 from .images import outside_images
 from .leaderboard import board
 from .loop_lag import LoopLag
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
 from .service import Arena, LiveCallback, MatchPlan
-from .sources import VISITOR, kind_of, parse_kinds
+from .sources import VISITOR, describe, kind_of, label, parse_kinds
 from .standings import catch_up
 from .store import Store
 from .suites import SUITES, Suite, open_suite
@@ -136,6 +137,15 @@ class LiveMatch:
     owner: str
     task: asyncio.Future
     loop: asyncio.AbstractEventLoop
+
+
+def results_scope(sources: str | Iterable[str] = "default") -> ResultsScope:
+    """The leaderboard's filter as a results page takes it."""
+    try:
+        kinds = parse_kinds(sources)
+    except ValueError as exc:
+        raise ApiError(str(exc)) from exc
+    return ResultsScope(keep=lambda tag: kind_of(tag) in kinds, describe=describe(kinds), label=label(kinds))
 
 
 class ArenaAPI:
@@ -567,6 +577,25 @@ class ArenaAPI:
         return board(self.store, game, sources=kinds, tag=tag or None, min_matches=minimum,
                      void_infra=bool(void_infra))
 
+    def head_to_head(self, game: str = "spy", sources: str | Iterable[str] = "default", tag: str | None = None,
+                     void_infra: bool = False, agents: str | Sequence[str] = "", limit: int | str = 0
+                     ) -> dict[str, Any]:
+        """Pairwise win rates (with 95% intervals) of agents that sat on opposite teams, over
+        the matches the leaderboard with the same filter counts (`head_to_head.DEFINITION`);
+        `agents`: a comma list to show (in that order), else every agent, most matches first;
+        `limit`: at most that many agents (0: all)."""
+        if game not in GAMES:
+            raise ApiError(f"unknown game {game!r}")
+        try:
+            kinds = parse_kinds(sources) if sources or tag is None else None
+        except ValueError as exc:
+            raise ApiError(str(exc)) from exc
+        names = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else [str(a) for a in agents]
+        if len(names) > 200:
+            raise ApiError("agents: at most 200 agents")
+        return head_to_head(self.store, game, sources=kinds, tag=tag or None, void_infra=bool(void_infra),
+                            agents=[a for a in names if a], limit=whole_number(limit, "limit", 0, 200))
+
     # -- what the interface reads beyond the public endpoints --------------------------
     # (no gradio_client route: the UI's own views, through the API like everything else)
     def leaderboard_snapshot(self, game: str, sources: Iterable[str], min_matches: int = 0,
@@ -603,9 +632,10 @@ class ArenaAPI:
         with self.admit_batch(visitor):
             return await found.run(self.arena, base=base, games=int(games), seed=int(seed))
 
-    def results_page(self, game: str) -> ResultsPage | None:
-        """The game's own results page from the stored runs, or None when it has none."""
+    def results_page(self, game: str, sources: str | Iterable[str] = "default") -> ResultsPage | None:
+        """The game's own results page from the stored runs, or None when it has none. It reads
+        the matches of the leaderboard's filter (`sources`, the same default), so the two agree."""
         spec = GAMES.get(game)
         page = spec.presentation.results if spec is not None else None
-        return page(self.store) if page is not None else None
+        return page(self.store, results_scope(sources)) if page is not None else None
 

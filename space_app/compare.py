@@ -31,7 +31,7 @@ from typing import Any
 from .core import get_game
 from .seating import SEED_RANGE
 from .service import Arena, MatchPlan
-from .stats import bootstrap_mean, sign_test
+from .stats import mean_interval, sign_test
 
 MEASURES = ("win", "score")
 RESAMPLES = 10_000
@@ -124,9 +124,8 @@ class Comparison:
         diffs = [p.diff for p in pairs]
         better = sum(d > 0 for d in diffs)
         worse = sum(d < 0 for d in diffs)
-        interval = bootstrap_mean(diffs, RESAMPLES, self.seed)
-        return {"deals": len(diffs), "mean": sum(diffs) / len(diffs) if diffs else None,
-                "low": interval[0] if interval else None, "high": interval[1] if interval else None,
+        centre, low, high = mean_interval(diffs, RESAMPLES, self.seed) or (None, None, None)
+        return {"deals": len(diffs), "mean": centre, "low": low, "high": high,
                 "a_better": better, "b_better": worse, "same": len(diffs) - better - worse,
                 "p_value": sign_test(better, worse),
                 "mean_a": sum(p.a for p in pairs) / len(pairs) if pairs else None,

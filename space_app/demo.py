@@ -21,7 +21,7 @@ def warm_up(arena: Arena, matches: int) -> None:
                 # so its plot has something to show: on the game's fast demo agent (a study's own
                 # default base may be a model that takes minutes per match)
                 if study.chart is not None and spec.house.demo:
-                    await study.run(arena, base=spec.house.demo[0], games=max(5, matches), seed=7)
+                    await study.run(arena, base=study.base or spec.house.demo[0], games=max(5, matches), seed=7)
 
     # a thread of its own, so building the arena works under a running loop (Jupyter)
     worker = threading.Thread(target=lambda: arena.run_in_own_loop(every_game()), name="arena-warm-up")

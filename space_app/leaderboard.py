@@ -130,7 +130,7 @@ def board(store: Store, game: str, *, sources: Iterable[str] | None = None, tag:
     pool = pool_for(kinds) if tag is None and not void_infra else None
     if pool is None:
         standings = Standings(pools=(ALL,))
-        for match_tag, records in _matches_of(store.records(game, tag=tag)):
+        for match_tag, records in matches_of(store.records(game, tag=tag)):
             if kind_of(match_tag) in kinds and not (void_infra and infra_hit(records)):
                 standings.add(match_tag, records)
         return rows_of(spec, standings, ALL, min_matches)
@@ -140,6 +140,27 @@ def board(store: Store, game: str, *, sources: Iterable[str] | None = None, tag:
     return rows_from(spec, totals_from(tallies), agent_skills, role_skills, min_matches)
 
 
+def rank_ranges(rows: list[dict[str, Any]], low: str = "rating_low", high: str = "rating_high"
+                ) -> list[tuple[int, int, int]]:
+    """(rank, best, worst) for rows in their ranked order: the rank is the row's place; the
+    range is the places the row could hold given the rating intervals: ahead of it only the
+    agents whose interval lies wholly above its own, behind it every agent whose interval lies
+    wholly below. A row without an interval could be anywhere. The range always holds the rank."""
+    n = len(rows)
+    out = []
+    for place, row in enumerate(rows, 1):
+        mine_low, mine_high = row.get(low), row.get(high)
+        if mine_low is None or mine_high is None:
+            out.append((place, 1, n))
+            continue
+        above = sum(1 for other in rows if other is not row and other.get(low) is not None
+                    and other[low] > mine_high)
+        below = sum(1 for other in rows if other is not row and other.get(high) is not None
+                    and other[high] < mine_low)
+        out.append((place, min(place, 1 + above), max(place, n - below)))
+    return out
+
+
 def kinds_for(sources: Iterable[str] | None, tag: str | None = None) -> frozenset[str]:
     """The source kinds a leaderboard request means (a tag alone: all of that tag's matches)."""
     if sources is not None:
@@ -147,7 +168,7 @@ def kinds_for(sources: Iterable[str] | None, tag: str | None = None) -> frozense
     return EVERY_KIND if tag is not None else DEFAULT_KINDS
 
 
-def _matches_of(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[SeatRecord]]]:
+def matches_of(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[str, list[SeatRecord]]]:
     """Stored record rows (in applied order) grouped into (tag, records) per match."""
     current: tuple[str, str, list[SeatRecord]] | None = None
     for row in rows:
@@ -174,4 +195,5 @@ def from_matches(game: str, matches: Iterable[dict[str, Any]], *, sources: Itera
     return rows_of(spec, standings, ALL, min_matches)
 
 
-__all__ = ["board", "cell", "columns", "from_matches", "kinds_for", "rows_from", "rows_of"]
+__all__ = ["board", "cell", "columns", "from_matches", "kinds_for", "matches_of", "rank_ranges", "rows_from",
+           "rows_of"]

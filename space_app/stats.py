@@ -1,7 +1,12 @@
 """Intervals and tests for the figures the arena reports: Wilson for rates; for means kept as
 running sums (a leaderboard over any number of matches), the normal interval from the sum of
 squares; for paired differences (duplicate mode) a seeded percentile bootstrap of the mean and
-an exact sign test. Plain Python: the same numbers on every machine for one seed."""
+an exact sign test. Plain Python: the same numbers on every machine for one seed.
+
+Every interval contains its own estimate: the estimate and the interval are computed from the
+same sums here (a caller asks `mean_interval` for both), and the ends are widened to the
+estimate where floating point would leave it a hair outside (an interval shown as
+"6.78 [6.77, 6.77]" was a naive sum's mean beside an interval of `fsum` means)."""
 
 from __future__ import annotations
 
@@ -55,38 +60,60 @@ class Mean:
         mean = self.total / self.n
         variance = max(0.0, (self.squares - self.n * mean * mean) / (self.n - 1))
         half = Z95 * math.sqrt(variance / self.n)
-        return mean - half, mean + half
+        return around(mean, mean - half, mean + half)
 
     def to_dict(self, prefix: str = "") -> dict[str, float | int | None]:
         low, high = self.interval or (None, None)
         return {f"{prefix}": self.value, f"{prefix}_low": low, f"{prefix}_high": high, f"{prefix}_n": self.n}
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+def around(value: float, low: float, high: float) -> tuple[float, float]:
+    """(low, high) widened to hold `value`: rounding in the sums may leave an estimate at the
+    very end of its interval a last bit outside (a rate of 0 or 1, a sample of equal values)."""
+    return min(low, value), max(high, value)
+
+
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float] | None:
     """Wilson score interval of k/n (None for n = 0): sound near 0 and 1 and for small n."""
     if n <= 0:
         return None
     p = k / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return around(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """The mean as every figure here computes it (an exactly rounded sum), None for no values."""
+    return math.fsum(values) / len(values) if values else None
 
 
 def bootstrap_mean(values: Sequence[float], resamples: int = 10_000, seed: int = 0,
                    level: float = 0.95) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the mean: `resamples` resamples with replacement drawn
     with `random.Random(seed)`, the (1 - level)/2 and (1 + level)/2 quantiles of their means
-    (nearest rank). None for no values."""
+    (nearest rank), widened to hold `mean(values)`. None for no values."""
+    found = mean_interval(values, resamples, seed, level)
+    return None if found is None else (found[1], found[2])
+
+
+def mean_interval(values: Sequence[float], resamples: int = 10_000, seed: int = 0,
+                  level: float = 0.95) -> tuple[float, float, float] | None:
+    """(mean, low, high): the mean and its percentile bootstrap interval (`bootstrap_mean`),
+    from the same sums, so the interval always holds the estimate shown beside it. None for
+    no values; a sample of one value, or of equal values, has the interval [mean, mean]."""
     n = len(values)
-    if n == 0:
+    centre = mean(values)
+    if centre is None:
         return None
     if min(values) == max(values):  # every resample has the same mean
-        return float(values[0]), float(values[0])
+        return centre, centre, centre
     rng = random.Random(seed)
     means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
     last = resamples - 1
-    return means[round((1 - level) / 2 * last)], means[round((1 + level) / 2 * last)]
+    low, high = around(centre, means[round((1 - level) / 2 * last)], means[round((1 + level) / 2 * last)])
+    return centre, low, high
 
 
 def sign_test(plus: int, minus: int) -> float:
@@ -99,4 +126,4 @@ def sign_test(plus: int, minus: int) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
-__all__ = ["Z95", "Mean", "Rate", "bootstrap_mean", "sign_test", "wilson"]
+__all__ = ["Z95", "Mean", "Rate", "around", "bootstrap_mean", "mean", "mean_interval", "sign_test", "wilson"]

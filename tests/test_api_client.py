@@ -177,6 +177,27 @@ def test_every_endpoint_through_gradio_client(arena, launch):
     with pytest.raises(AppError, match="unknown match source 'bogus'"):
         call(client, "/leaderboard", game="spy", sources="default,bogus")
 
+    # head to head over the same match: each pair on opposite teams met once, mirrored cells add up to 1
+    h2h = call(client, "/head_to_head", game="spy")
+    assert h2h["matches"] == 1 and h2h["filter"]["sources"] == "default" and "opposite teams" in h2h["definition"]
+    assert set(h2h["agents"]) <= set(ranked) and h2h["cells"]
+    cells = {(c["a"], c["b"]): c for c in h2h["cells"]}
+    for (a, b), c in cells.items():
+        mirror = cells[(b, a)]
+        assert c["matches"] == 1 and (c["wins"], c["losses"], c["draws"]) == (mirror["losses"], mirror["wins"],
+                                                                            mirror["draws"])
+        assert c["win_rate"] + mirror["win_rate"] == pytest.approx(1.0)
+        assert c["win_rate_low"] <= c["win_rate"] <= c["win_rate_high"] and c["win_rate_n"] == 1
+    winners = {r["agent"] for r in board if r["win_rate"] == 1.0}
+    losers = {r["agent"] for r in board if r["win_rate"] == 0.0}
+    assert all(cells[(w, x)]["wins"] == 1 for w in winners for x in losers if (w, x) in cells)
+    only = call(client, "/head_to_head", game="spy", agents=f"{alpha_id},{bravo_id}")
+    assert set(only["agents"]) <= {alpha_id, bravo_id}
+    assert all({c["a"], c["b"]} == {alpha_id, bravo_id} for c in only["cells"])
+    assert call(client, "/head_to_head", game="spy", sources="demo")["matches"] == 0
+    with pytest.raises(AppError, match="unknown game 'chess'"):
+        call(client, "/head_to_head", game="chess")
+
     page = httpx.get(f"{url}?match={match_id}", timeout=60)
     assert page.status_code == 200 and "<html" in page.text.lower()
 

@@ -170,10 +170,14 @@ def test_play_replay_and_every_tab(page, arena_url):
 
     # -- leaderboard, agents, about ------------------------------------------------------------
     open_tab(page, "Leaderboard")
-    board = page.locator("#leaderboard-table")
+    board = page.locator("#leaderboard-board")
     expect(board).to_contain_text("house:heuristic")
     expect(board).to_contain_text("house:random")
     assert board.locator("[role=row]").filter(has_text="house:").count() >= 2
+    expect(page.locator("#leaderboard-table")).to_be_hidden()  # every column: one click away
+    page.locator("#leaderboard-all").get_by_text("Every column of the table").click()
+    expect(page.locator("#leaderboard-table")).to_contain_text("win % civilian")
+    expect(page.locator("#head-to-head")).to_contain_text("house:heuristic")
     screenshot(page, "leaderboard-desktop", docs=True)
     expect(page.locator("#leaderboard-includes")).to_contain_text("Includes visitor, human and tournament matches")
     with page.expect_download() as got:
@@ -232,9 +236,54 @@ def test_on_a_phone_the_game_and_the_replay_come_first(phone, arena_url):
     screenshot(phone, "play-phone", docs=True)
 
     open_tab(phone, "Leaderboard")
-    expect(phone.locator("#leaderboard-table")).to_contain_text("house:")
+    expect(phone.locator("#leaderboard-board")).to_contain_text("house:")
     expect(phone.locator("#role-plot")).to_contain_text("Win rate by role")
     screenshot(phone, "leaderboard-phone", docs=True)
+
+
+@pytest.mark.parametrize("game,own_study", [("Avalon", "Intention study"), ("Murder mystery", None)])
+def test_avalon_and_mystery_leaderboards_show_their_own_widgets_and_a_head_to_head(page, arena_url, game, own_study):
+    """Another game's board carries no Who-is-the-Spy widget: no attack/defence study, no spy
+    plot over games; it has its own head-to-head matrix (over the demo matches, ticked here)."""
+    from playwright.sync_api import expect
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    open_tab(page, "Leaderboard")
+    expect(page.locator("#study-plot-spy")).to_be_visible()  # the spy's own board has its study
+    choose(page, "#leaderboard-game", game)
+    page.locator("#leaderboard-sources label", has_text="demo").click()
+    expect(page.locator("#leaderboard-includes")).to_contain_text("Includes demo")
+    expect(page.locator("#leaderboard-board")).to_contain_text("house:")
+    matrix = page.locator("#head-to-head")
+    expect(matrix).to_be_visible()
+    expect(page.locator("#head-to-head-note")).to_contain_text("opposite teams")
+    if game == "Avalon":  # two demo agents; the mystery's demo seats one agent everywhere: no pair
+        expect(matrix).to_contain_text("house:avalon-rules")
+    for spy_widget in ("#study-plot-spy", "#history-plot-spy", "#run-study-spy", "#study-report-spy"):
+        expect(page.locator(spy_widget)).to_be_hidden()
+    body = page.locator("#board-extras-spy")
+    expect(body).to_be_hidden()
+    visible = page.locator("body").inner_text()
+    assert "Attack / defence" not in visible and "ranking score over games" not in visible.lower()
+    if own_study:
+        expect(page.get_by_text(f"{own_study} (newest run)")).to_be_visible()
+    else:
+        assert "(newest run)" not in visible
+    screenshot(page, f"leaderboard-{game.split()[0].lower()}")
+
+    # its Results page reads the same matches and says so
+    open_tab(page, "Results")
+    choose(page, "#results-game", game)
+    expect(page.locator("#results-note")).to_be_visible()
+    if game == "Avalon":
+        expect(page.get_by_text("Intention metrics (the intention study's newest run)")).to_be_visible()
+        expect(page.get_by_text("Game metrics per agent")).to_be_visible()
+    else:
+        expect(page.get_by_text("Chain of Evaluation per agent", exact=False)).to_be_visible()
+    page.locator("#results-sources label", has_text="demo").click()
+    expect(page.get_by_text("of the Leaderboard's filter (Includes demo, visitor", exact=False).first).to_be_visible()
+    screenshot(page, f"results-{game.split()[0].lower()}")
+    assert not page.errors, page.errors
 
 
 @pytest.mark.parametrize("bad", ["doesnotexist", "<script>alert(1)</script>",

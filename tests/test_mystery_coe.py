@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from space_app.api import results_scope
 from space_app.cli import main
 from space_app.core import get_game
 from space_app.games.mystery.catalog import catalog, get_script
@@ -193,7 +194,7 @@ def test_the_results_page_shows_the_heat_map_the_scores_and_links(tmp_path: Path
     assert main(["--db", db, "bench", "mystery-tingyu-teahouse", "--agent", NAIVE, "--limit", "6"]) == 0
     capsys.readouterr()
     assert get_game("mystery").presentation.results is results_page
-    page = results_page(Store(db))
+    page = results_page(Store(db), results_scope("all"))
     sections = {s.title: s for s in page.sections}
     assert "heuristic (similarity)" in page.note
     heat = next(s for s in page.sections if s.kind == "html")
@@ -207,6 +208,11 @@ def test_the_results_page_shows_the_heat_map_the_scores_and_links(tmp_path: Path
     links = next(s for s in page.sections if s.title.startswith("Where each score"))
     match_id = Store(db).list_matches(game="mystery", limit=1)[0]["id"]
     assert f"(?match={match_id})" in links.value
+    assert "Includes demo, visitor, human, tournament and study matches" in page.note
+    # the leaderboard's default leaves study matches (the coe commands' runs) out, and so does the page
+    default = results_page(Store(db), results_scope("default"))
+    assert "From no finished murder-mystery matches" in default.note and "study matches left out" in default.note
+    assert NAIVE not in next(s for s in default.sections if s.kind == "html").value
 
 
 def test_the_results_tab_builds_for_games_that_declare_a_page(tmp_path: Path):
@@ -217,7 +223,7 @@ def test_the_results_tab_builds_for_games_that_declare_a_page(tmp_path: Path):
     from space_app.ui.results import games_with_results, section_component
 
     assert ("Murder mystery", "mystery") in games_with_results()
-    page = results_page(Store(str(tmp_path / "e.db")))
+    page = results_page(Store(str(tmp_path / "e.db")), results_scope("default"))
     with gr.Blocks():
         for section in page.sections:
             section_component(section)
@@ -259,7 +265,7 @@ def test_an_llm_judges_verdicts_are_stored_reused_and_shown_on_the_results_page(
     stored = Store(db).verdicts(judge="llm (fake)")
     assert {r["score"] for r in stored} == {"rp", "spc", "cmd"} and Store(db).verdict_judges() == ["llm (fake)"]
 
-    page = results_page(Store(db))
+    page = results_page(Store(db), results_scope("all"))
     titles = [s.title for s in page.sections]
     judged = next(s for s in page.sections if s.title == "Play scores judged by llm (fake) (its stored verdicts)")
     assert list(judged.value.columns) == ["agent", "RP", "SPC", "ITD", "CMD"]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what the names below are, for readers and type checkers
         QuizSet,
         ReplayView,
         ResultsPage,
+        ResultsScope,
         ResultsSection,
         Study,
     )
@@ -38,7 +39,8 @@ _WHERE = {
     "GAMES": "registry", "UnknownGame": "registry", "get_game": "registry", "register": "registry",
     "AgentKind": "spec", "GameSpec": "spec", "GameSpecError": "spec", "HouseAgent": "spec", "MetricColumn": "spec",
     "Panel": "spec",
-    "QuizSet": "spec", "ReplayView": "spec", "ResultsPage": "spec", "ResultsSection": "spec", "Study": "spec",
+    "QuizSet": "spec", "ReplayView": "spec", "ResultsPage": "spec", "ResultsScope": "spec", "ResultsSection": "spec",
+    "Study": "spec",
 }
 
 
@@ -52,6 +54,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["GAMES", "SPECTATORS", "AgentKind", "AgentTotals", "Event", "Game", "GameSpec", "GameSpecError",
            "HouseAgent", "MetricColumn", "Outcome", "Panel", "QuizSet", "ReplayView", "Request", "ResultsPage",
-           "ResultsSection", "SeatRecord", "Study", "Tally", "UnknownGame", "get_game", "register", "tallies_of_match",
-           "totals_from"]
+           "ResultsScope", "ResultsSection", "SeatRecord", "Study", "Tally", "UnknownGame", "get_game", "register",
+           "tallies_of_match", "totals_from"]
 assert set(__all__) == set(_WHERE)

@@ -97,11 +97,16 @@ class Study:
     describe: str
     columns: tuple[str, ...]
     run: Callable[..., Awaitable[list[dict[str, Any]]]]  # run(arena, base=..., games=..., seed=..., ...)
-    chart: Callable[[MatchStore], Any] | None = None  # store -> DataFrame(bar, condition, value) of the newest run
+    # store -> DataFrame(bar, condition, value, low, high) of the newest run: low and high, the
+    # value's 95% interval, are drawn as error bars (None where it has none)
+    chart: Callable[[MatchStore], Any] | None = None
     chart_order: tuple[str, ...] = ()  # the bars in the order they are drawn
     # store -> rows of the newest run, each with condition, what (the condition in words), tag,
     # seeds, match_ids and the columns' figures with their _low/_high/_n (for the UI's report)
     newest: Callable[[MatchStore], list[dict[str, Any]]] | None = None
+    # the agent every seat plays when the study is run from the page ("": the game's first demo
+    # agent); a study that needs a model to show anything names a house agent that stands in for one
+    base: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,17 @@ class ResultsSection:
     color: str | None = None
     y_title: str = ""
     y_lim: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class ResultsScope:
+    """Which matches a results page reads: the leaderboard's filter (source kinds read from a
+    match's tag), handed over by the arena so the page and the board count the same matches
+    and the page can say which."""
+
+    keep: Callable[[str | None], bool]  # a match's tag -> whether the filter counts it
+    describe: str  # what it includes, as the leaderboard's caption says it
+    label: str = "default"  # short: default, all, or the kinds joined by commas
 
 
 @dataclass(frozen=True)
@@ -296,8 +312,9 @@ class Presentation:
     # the game's values (roles, sides, winners) and result-column names in other languages,
     # language -> {value: word}, e.g. {"zh": {"spy": "卧底"}}: a result table in that language
     value_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    # the game's own results page (store -> ResultsPage), shown on the Results tab; None: none
-    results: Callable[[MatchStore], ResultsPage] | None = None
+    # the game's own results page (store, the leaderboard's filter -> ResultsPage), shown on the
+    # Results tab; None: none
+    results: Callable[[MatchStore, ResultsScope], ResultsPage] | None = None
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -417,8 +434,8 @@ def check_spec(spec: GameSpec) -> None:
         if panel.kind not in ("table", "bar") or not panel.columns or bad_bar:
             raise GameSpecError(f"{where}: replay panel {panel.title!r} needs columns, and x and y for a bar chart")
     if shown.results is not None and not callable(shown.results):
-        raise GameSpecError(f"{where}: presentation.results must be a function of the store that returns a "
-                            "ResultsPage")
+        raise GameSpecError(f"{where}: presentation.results must be a function of the store and a ResultsScope "
+                            "that returns a ResultsPage")
     for name in house.agents:
         if not name.startswith("house:"):
             raise GameSpecError(f"{where}: house agent {name!r} must be named house:<name>")
@@ -432,5 +449,5 @@ def check_spec(spec: GameSpec) -> None:
 
 __all__ = ["GENERIC_COLUMNS", "AgentKind", "ArenaServices", "Extras", "Facts", "GameCommand", "GameSpec",
            "GameSpecError", "HouseAgent", "HouseAgents", "MatchStore", "MetricColumn", "Metrics", "Panel",
-           "Presentation", "QuizSet", "ReplayView", "ResultsPage", "ResultsSection", "Rules", "Study",
+           "Presentation", "QuizSet", "ReplayView", "ResultsPage", "ResultsScope", "ResultsSection", "Rules", "Study",
            "Tournaments", "check_spec"]

@@ -1,5 +1,5 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
-list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, run_benchmark,
+list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, head_to_head, run_benchmark,
 benchmark_results, compare, try_agent, loop_health. docs/api.md has a runnable example of each.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
@@ -153,6 +153,19 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
         return api.leaderboard(str(game or ""), 0 if min_games is None else min_games, str(sources or ""),
                                str(tag or "") or None, bool(void_infra))
 
+    def head_to_head(game: str = "spy", sources: str = "default", tag: str = "", void_infra: bool = False,
+                     agents: str = "", limit: int = 0,
+                     request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """Pairwise win rates of agents that sat on opposite teams, each with its 95% Wilson interval,
+        over the matches the leaderboard with the same filter counts. Returns the agents, one cell per
+        ordered pair that met (a, b, matches, wins, losses, draws, win_rate with _low/_high/_n), the
+        number of matches read, what they include and the definition of a win. agents: a comma list
+        (else every agent, most matches first); limit: at most that many agents (0: all).
+        Example: ("spy", "default", "", False, "", 0) or
+        ("avalon", "all", "", False, "house:avalon-rules,house:avalon-random", 0)."""
+        return api.head_to_head(str(game or ""), str(sources or ""), str(tag or "") or None, bool(void_infra),
+                                str(agents or ""), 0 if limit is None else limit)
+
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
                             fresh: bool = False,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
@@ -200,7 +213,7 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
 
     limits = {"register_agent": 4}  # registration probes an outside server: a few at a time
     for fn in (register_agent, list_agents, run_match, cancel_match, get_match, list_matches, leaderboard,
-               run_benchmark, compare, benchmark_results, try_agent, loop_health):
+               head_to_head, run_benchmark, compare, benchmark_results, try_agent, loop_health):
         gr.api(sessions.stateless(refusals(fn)), api_name=fn.__name__,
                concurrency_limit=limits.get(fn.__name__))
 

@@ -9,6 +9,7 @@ seats and rule-based bots built on `beliefs.py`, `strategy.py` and `speech.py`).
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from ...core.registry import register
@@ -30,6 +31,7 @@ from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
+from .results import results_page
 from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
 from .view import VIEW, why_won
@@ -106,6 +108,7 @@ SPEC = register(GameSpec(
     presentation=Presentation(
         view=VIEW,
         why_won=why_won,
+        results=partial(results_page, columns=METRIC_COLUMNS),
     ),
     house=HouseAgents(
         agents={
@@ -127,7 +130,7 @@ SPEC = register(GameSpec(
     extras=Extras(
         studies={"intentions": Study(title="Intention study", describe=study.DESCRIBE, columns=study.COLUMNS,
                                      run=study.run, chart=study.chart, chart_order=study.CHART_ORDER,
-                                     newest=study.newest)},
+                                     newest=study.newest, base="house:avalon-scripted-model")},
         quizzes={quizset.SUITE: QuizSet(
             title="Avalon intention quizzes",
             describe="guessing (a player's public SPEAK and the quest's record) and summarisation (the seat's own "

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.spec import Tournaments
 from ...core.study_runs import newest_run_tags, study_tag
-from ...stats import Rate, bootstrap_mean
+from ...stats import Rate, mean_interval
 from .intentions import load_catalogue
 from .judge import heuristic_following, heuristic_reasonableness, intention_statements, judge_match
 from .metrics import quiz_results
@@ -54,9 +54,8 @@ JudgeRows = dict[str, list[dict[str, Any]]]  # match id -> judge_match's rows
 
 
 def _mean(key: str, values: list[float]) -> dict[str, Any]:
-    low, high = bootstrap_mean(values) or (None, None)
-    return {key: sum(values) / len(values) if values else None, f"{key}_low": low, f"{key}_high": high,
-            f"{key}_n": len(values)}
+    value, low, high = mean_interval(values) or (None, None, None)
+    return {key: value, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(values)}
 
 
 def study_row(matches: Iterable[dict[str, Any]], judged: JudgeRows | None = None,
@@ -159,9 +158,15 @@ def chart(store: Any) -> pd.DataFrame:
     """The newest run's 0-1 figures, one bar per metric and condition."""
     import pandas as pd
 
-    out = [{"bar": f"{label}: {r['condition']}", "condition": r["condition"], "value": round(r[key], 3)}
+    out = [{"bar": f"{label}: {r['condition']}", "condition": r["condition"], "value": round(r[key], 3),
+            "low": _end(r.get(f"{key}_low")), "high": _end(r.get(f"{key}_high"))}
            for key, label in CHART_METRICS.items() for r in newest(store) if r[key] is not None]
-    return pd.DataFrame(out, columns=["bar", "condition", "value"])
+    return pd.DataFrame(out, columns=["bar", "condition", "value", "low", "high"])
+
+
+def _end(value: float | None) -> float | None:
+    """An interval's end rounded as the bar's value is (rounding keeps the value inside)."""
+    return None if value is None else round(value, 3)
 
 
 __all__ = ["COLUMNS", "CONDITIONS", "DESCRIBE", "chart", "newest", "run", "study_row"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.records import SCORE, AgentTotals, SeatRecord
-from ...stats import Rate, bootstrap_mean
+from ...stats import Rate, mean_interval
 from .events import KINDS, Elimination, Foul, SpySetup, Statement, Vote
 from .rules import CIVILIAN, SPY, score
 
@@ -114,10 +114,6 @@ def records(match: dict[str, Any]) -> list[SeatRecord]:
     return [_seat_record(r) for r in rescore(match).seats]
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def row(totals: AgentTotals) -> dict[str, Any]:
     """One agent's leaderboard columns from its summed records."""
     every, spy, civ = totals.every, totals.role(SPY), totals.role(CIVILIAN)
@@ -169,5 +165,5 @@ def study_row(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _bootstrapped(key: str, values: list[float]) -> dict[str, Any]:
-    low, high = bootstrap_mean(values) or (None, None)
-    return {key: _mean(values), f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(values)}
+    value, low, high = mean_interval(values) or (None, None, None)
+    return {key: value, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(values)}

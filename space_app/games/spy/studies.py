@@ -99,7 +99,13 @@ def attack_chart(store: Any) -> pd.DataFrame:
     import pandas as pd
 
     rows = {r["condition"]: r for r in newest_attack(store)}
-    out = [{"bar": f"{label}: {_SHORT[name]}", "condition": name, "value": round(row[metric], 3)}
+    out = [{"bar": f"{label}: {_SHORT[name]}", "condition": name, "value": round(row[metric], 3),
+            "low": _end(row.get(f"{metric}_low")), "high": _end(row.get(f"{metric}_high"))}
            for metric, label in ATTACK_CHART_METRICS.items()
            for name, row in rows.items() if row[metric] is not None]
-    return pd.DataFrame(out, columns=["bar", "condition", "value"])
+    return pd.DataFrame(out, columns=["bar", "condition", "value", "low", "high"])
+
+
+def _end(value: float | None) -> float | None:
+    """An interval's end rounded as the bar's value is (rounding keeps the value inside)."""
+    return None if value is None else round(value, 3)

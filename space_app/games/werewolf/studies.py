@@ -93,9 +93,15 @@ def chart(store: Any) -> pd.DataFrame:
     """The newest run's rates, one bar per metric and protocol."""
     import pandas as pd
 
-    out = [{"bar": f"{label}: {r['condition']}", "condition": r["condition"], "value": round(r[key], 3)}
+    out = [{"bar": f"{label}: {r['condition']}", "condition": r["condition"], "value": round(r[key], 3),
+            "low": _end(r.get(f"{key}_low")), "high": _end(r.get(f"{key}_high"))}
            for key, label in CHART_METRICS.items() for r in newest(store) if r[key] is not None]
-    return pd.DataFrame(out, columns=["bar", "condition", "value"])
+    return pd.DataFrame(out, columns=["bar", "condition", "value", "low", "high"])
+
+
+def _end(value: float | None) -> float | None:
+    """An interval's end rounded as the bar's value is (rounding keeps the value inside)."""
+    return None if value is None else round(value, 3)
 
 
 __all__ = ["COLUMNS", "CONDITIONS", "DESCRIBE", "chart", "newest", "run", "study_row"]

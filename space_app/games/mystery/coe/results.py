@@ -1,14 +1,15 @@
 """The murder mystery's results page: the arena's win-rate matrix as a heat map and the eight
 Chain-of-Evaluation scores per agent as a table and a chart, each score linked to the games
-it came from. Built from the store when the page is opened: the newest matches (play scores
-judged then by the heuristic judge, which the page names) and every stored quiz answer."""
+it came from. Built from the store when the page is opened: the finished matches the
+Leaderboard's filter counts, newest first (play scores judged then by the heuristic judge,
+which the page names), and every stored quiz answer."""
 
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING, Any
 
-from ....core.spec import ResultsPage, ResultsSection
+from ....core.spec import ResultsPage, ResultsScope, ResultsSection
 from ..catalog import catalog
 from ..quizzes import suite_items
 from .judges import HeuristicJudge
@@ -126,9 +127,14 @@ def _quiz_tags() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     return {i["id"]: i["tags"] for i in items}, {i["id"]: len(i["options"]) for i in items}
 
 
-def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
-    listed = store.list_matches(game="mystery", limit=newest)
-    matches = [m for m in (store.get_match(x["id"]) for x in listed) if m is not None]
+LISTED = 100_000  # light rows (no events) read to find the newest matches of the filter
+
+
+def results_page(store: Any, scope: ResultsScope, newest: int = NEWEST) -> ResultsPage:
+    """The page over the matches the leaderboard's filter (`scope`) counts, newest first, at
+    most `newest` of them read with their events."""
+    counted = [x for x in store.list_matches(game="mystery", status="finished", limit=LISTED) if scope.keep(x["tag"])]
+    matches = [m for m in (store.get_match(x["id"]) for x in counted[:newest]) if m is not None]
     suites = {f"mystery-{s}" for s in catalog().scripts}
     answered: dict[str, list[str]] = {}
     for suite, agent, _ in store.suites_answered():
@@ -150,8 +156,13 @@ def results_page(store: Any, newest: int = NEWEST) -> ResultsPage:
             source = _links(s.matches) if s.key in ("rp", "spc", "itd", "cmd") else (
                 f"{s.n} stored answers ({s.note or 'none yet'})")
             links.append(f"- {s.key.upper()}: {source}")
-    note = (f"From the newest {len(matches)} murder-mystery matches (of every source) and every stored answer to "
-            f"the scripts' question sets. RP, SPC and CMD judged now by the **{judge.label}** judge; an LLM "
+    read = ("no finished murder-mystery matches" if not counted else
+            f"all {len(counted)} finished murder-mystery matches" if len(matches) == len(counted) else
+            f"the newest {len(matches)} of the {len(counted)} finished murder-mystery matches")
+    note = (f"From {read} of the Leaderboard's filter ({scope.describe}: the same matches its board counts; "
+            "change the filter above to read others) and every stored answer to the scripts' question sets "
+            "(answers come from the suites, whatever the filter). RP, SPC and CMD judged now by the "
+            f"**{judge.label}** judge; an LLM "
             "judge runs from the CLI (`python -m space_app coe --judge ...`), which stores its verdicts, shown "
             "below in a table of their own over the matches that judge saw. ITD and the quizzes need no judge. "
             "Intervals are 95%: Wilson for shares, a bootstrap over matches for RP (1-10) and CMD (0-100).")

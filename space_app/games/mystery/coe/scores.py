@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ....stats import Rate, bootstrap_mean
+from ....stats import Rate, mean_interval
 from ..catalog import catalog
 from ..events import KINDS, MysterySetup, Reasoning, Silence, Speech, Start
 from ..metrics import records
@@ -70,9 +70,8 @@ def _rate(key: str, title: str, rate: Rate, counts: str, **extra: Any) -> Score:
 
 
 def _mean(key: str, values: list[float], counts: str, **extra: Any) -> Score:
-    interval = bootstrap_mean(values, resamples=RESAMPLES, seed=0)
-    low, high = interval or (None, None)
-    return Score(key=key, title=TITLES[key], value=sum(values) / len(values) if values else None, low=low, high=high,
+    value, low, high = mean_interval(values, resamples=RESAMPLES, seed=0) or (None, None, None)
+    return Score(key=key, title=TITLES[key], value=value, low=low, high=high,
                  n=len(values), counts=counts, unit=UNITS[key], interval="bootstrap over matches", **extra)
 
 
