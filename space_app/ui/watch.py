@@ -9,10 +9,12 @@ import gradio as gr
 import pandas as pd
 
 from ..api import ApiError, ArenaAPI
+from ..calls import LIVE_NOTE, call_views
 from ..core import GAMES, Panel, UnknownGame, get_game
 from ..core.events import GENERIC, Event
 from ..core.transcript import call_reasons
 from ..safe_text import markdown_text
+from .calls_view import calls_html
 from .common import when
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
 from .media import image_resolver
@@ -58,13 +60,13 @@ def view_events(match: dict[str, Any] | None, view: str | None) -> list[Event]:
 
 def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False,
                 language: str | None = None) -> tuple:
-    """(position, transcript, result, markers, *every panel slot) at 1-based `step`; the
+    """(position, transcript, result, markers, calls, *every panel slot) at 1-based `step`; the
     result (and the spectators' hidden setup) shows only at the last step or when `reveal`
     is asked for, so a replay never spoils itself. Slots of other games than the match's
     are left as they are. Worded in the match's language (`language`: with no match)."""
     if not match:
         return ("", italic(text(normal(language), "watch.open_prompt")), "",
-                pd.DataFrame(columns=MARKER_COLUMNS), *(empty_frame(panel) for _, panel in SLOTS))
+                pd.DataFrame(columns=MARKER_COLUMNS), "", *(empty_frame(panel) for _, panel in SLOTS))
     lang = language_of(match)
     seat = None if view in (None, "", SPECTATOR) else view
     every = typed_events(match)
@@ -85,7 +87,19 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang,
                                       reasons=reasons),
             result_for(match, seat, shown),
-            marker_frame(marks, lang), *panels)
+            marker_frame(marks, lang), step_calls(match, every, events, index, seat), *panels)
+
+
+def step_calls(match: dict[str, Any], every: list[Event], events: list[Event], index: int, seat: str | None) -> str:
+    """The calls that led to the step's event (those stored after the view's previous event and
+    up to this one) that the view may open (`calls.visible_calls`)."""
+    if not events:
+        return ""
+    after = (events[index - 1].seq or 0) if index > 0 else -1
+    upto = events[index].seq if events[index].seq is not None else -1
+    views, note = call_views(match, every, seat)
+    return calls_html([v for v in views if v.seq is not None and after < v.seq <= upto], language_of(match),
+                      {s["seat"]: s["agent_name"] for s in match["seats"]}, withheld=note == LIVE_NOTE)
 
 
 def marker_frame(marks: list[dict[str, Any]], language: str) -> pd.DataFrame:
@@ -200,6 +214,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
             result = gr.Markdown("", elem_id="replay-result", elem_classes="da-table")
             marks = words(gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label=text("en", "watch.markers"),
                                        interactive=False, max_height=220), label="watch.markers")
+            calls = gr.HTML("", elem_id="replay-calls")
     view = words(gr.Radio([spectator_choice("en")], value=SPECTATOR, label=text("en", "watch.view"),
                           elem_id="replay-view"), label="watch.view")
     groups, slots = panel_slots()
@@ -236,7 +251,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
             open_btn = words(gr.Button(text("en", "watch.open"), scale=1, elem_id="open-replay"),
                              value="watch.open")
 
-    step_outputs = [position, transcript, result, marks, *slots]
+    step_outputs = [position, transcript, result, marks, calls, *slots]
     step_inputs = [match_state, view, step, reveal]
 
     def open_match(mid: str, page_language: str | None = None):
