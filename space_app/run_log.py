@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .core import UnknownGame, get_game
+from .core.events import GENERIC, Call
 from .export import code_version
 from .store import Store
 
@@ -120,7 +121,7 @@ def lines_of(matches: Iterable[dict[str, Any]], filter: dict[str, str | None]) -
         counts["matches"] += 1
         for row in m.get("events") or []:
             fields = {k: row.get(k) for k in EVENT_FIELDS}
-            if row.get("kind") == "call":
+            if GENERIC.model_of(str(row.get("kind"))) is Call:
                 yield CallLine(match_id=m["id"], **fields)
                 counts["calls"] += 1
             else:
@@ -200,7 +201,7 @@ def read_log(lines: Iterable[str]) -> RunLog:
             matches[line.id] = {**line.model_dump(exclude={"type"}), "events": []}
             counts["matches"] += 1
         elif isinstance(line, EventLine):  # a call line too
-            if line.kind == "call" and not isinstance(line, CallLine):
+            if GENERIC.model_of(line.kind) is Call and not isinstance(line, CallLine):
                 raise RunLogError(f"line {number}: a call record must be a line of type 'call'")
             match = matches.get(line.match_id)
             if match is None:
