@@ -12,6 +12,9 @@ seat's boundary, and the replayed observation is the one that seat was sent."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -60,20 +63,24 @@ def visible_calls(match: dict[str, Any], events: Iterable[Event], seat: str | No
     return calls, ""
 
 
-_OBSERVED: OrderedDict[tuple[Any, ...], tuple[dict[int, dict[str, Any]], str]] = OrderedDict()
+_OBSERVED: OrderedDict[str, tuple[dict[int, dict[str, Any]], str]] = OrderedDict()
 CACHED_MATCHES = 32  # replays kept: stepping through one match replays it once
+_CACHE_LOCK = threading.Lock()  # page handlers run on several threads
 
 
 def observations(match: dict[str, Any]) -> tuple[dict[int, dict[str, Any]], str]:
     """Each call record's observation by its seq, from a replay of the match, and a note saying
     why some are missing (the record does not replay under this arena's rules, or its game is
     gone). The seat's own time limit, when the call record has one, is set as the runner set it."""
-    rows = match.get("events") or []
-    key = (match.get("id"), match.get("game"), match.get("status"), len(rows),
-           rows[-1].get("seq") if rows else None)
-    if key in _OBSERVED:
-        _OBSERVED.move_to_end(key)
-        return _OBSERVED[key]
+    # keyed by the whole record, not its id: a run log opened in one page may hold a record of
+    # the same id with other contents, and must not change what another page is shown
+    key = hashlib.sha256(json.dumps([match.get(k) for k in ("id", "game", "seed", "settings", "status", "seats",
+                                                             "events")],
+                                    sort_keys=True, default=str).encode()).hexdigest()
+    with _CACHE_LOCK:
+        if key in _OBSERVED:
+            _OBSERVED.move_to_end(key)
+            return _OBSERVED[key]
     found: dict[int, dict[str, Any]] = {}
 
     def seen(call: Call, request: Any) -> None:
@@ -99,9 +106,10 @@ def observations(match: dict[str, Any]) -> tuple[dict[int, dict[str, Any]], str]
         note = f"not rebuilt past where the replay differs from the record: {exc.detail}"
     except (ValueError, KeyError, TypeError) as exc:
         note = f"not rebuilt: unreadable record ({type(exc).__name__})"
-    _OBSERVED[key] = (found, note)
-    while len(_OBSERVED) > CACHED_MATCHES:
-        _OBSERVED.popitem(last=False)
+    with _CACHE_LOCK:
+        _OBSERVED[key] = (found, note)
+        while len(_OBSERVED) > CACHED_MATCHES:
+            _OBSERVED.popitem(last=False)
     return found, note
 
 

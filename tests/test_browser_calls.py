@@ -135,3 +135,34 @@ def test_an_exported_run_log_opens_in_the_replay_page(page, arena):
     screenshot(page, "replay-run-log")
     assert "Traceback" not in page.locator("body").inner_text()
     assert not page.errors, page.errors
+
+
+def test_a_person_sees_their_own_calls_while_the_match_runs_and_no_one_elses(page, arena):
+    """In the Play tab, seat P1 taken by a person: once they have spoken, the match still
+    running, their call shows under 'Your calls' (what they were sent and what they replied);
+    no other seat's call does."""
+    from playwright.sync_api import expect
+
+    url, _, _, _ = arena
+    page.goto(url, wait_until="domcontentloaded")
+    page.locator("#my-seat input").click()
+    page.get_by_role("option", name="P1", exact=True).click()
+    expect(page.locator("#my-seat input")).to_have_value("P1")
+    page.locator("#start-match").click()
+    expect(page.locator("#human-prompt")).to_contain_text("Your turn, P1.")
+    said = "A person's clue: it sits on a table."
+    reply = page.locator("#human-reply textarea, #human-reply input").first
+    reply.fill(said)
+    page.locator("#send-reply").click()
+    mine = page.locator("#play-my-calls")
+    expect(mine).to_contain_text("Your calls (newest first)")
+    expect(mine.locator(".da-raw-reply").first).to_contain_text(said)
+    expect(page.locator("#play-status")).not_to_contain_text("Finished")  # still running
+    summaries = mine.locator("details.da-call > summary").all_inner_texts()
+    assert summaries and all(s.startswith("P1 ") for s in summaries), summaries
+    observation = mine.locator("details.da-call").first.locator("details.da-observation")
+    observation.locator("summary").click()
+    expect(observation.locator("pre")).to_contain_text('"you": "P1"')
+    page.locator("#stop-match").click()
+    expect(page.locator("#play-status")).to_contain_text(re.compile("stopped|Stopped|cancel"))
+    assert not page.errors, page.errors

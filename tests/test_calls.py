@@ -17,7 +17,7 @@ import pytest
 from sdk import LLMAgent, serve
 from sdk.callers.scripted import scripted_caller
 from space_app.api import while_running
-from space_app.calls import LIVE_NOTE, call_views, visible_calls
+from space_app.calls import LIVE_NOTE, call_views, observations, visible_calls
 from space_app.cli import main as cli_main
 from space_app.core.events import Call
 from space_app.model_calls import MAX_CALLS, MAX_CONTENT, bounded_model_calls
@@ -28,6 +28,7 @@ from space_app.service import Arena, MatchPlan
 from space_app.store import Store
 from space_app.ui.calls_view import calls_html
 from space_app.ui.watch import render_step, typed_events
+from space_app.verify import verify_match
 
 SECRET = "s3cret-agent-key-7f1e"  # an agent's shared secret: never in a call view or a log
 SAID = "It glows when it is dark. Final answer: P2"
@@ -190,6 +191,7 @@ def test_a_run_log_holds_every_match_event_and_call_and_reads_back(played, tmp_p
             assert back[key] == stored[key], key
         assert back["events"] == stored["events"]  # every event and call record, as stored
         assert "owner" not in back
+        assert verify_match(back).verdict == "identical"  # anyone holding the file can check it
     calls = [p for p in parsed if isinstance(p, CallLine)]
     events = [p for p in parsed if type(p) is EventLine]
     assert len(calls) == parsed[-1].calls and len(events) == parsed[-1].events
@@ -252,3 +254,15 @@ def test_a_match_read_from_a_run_log_replays_with_its_calls(played, tmp_path):
     assert any(v.seat == "P1" and v.model_calls and v.observation for v in views)
     html = "".join(render_step(match, "", step)[4] for step in range(1, 12))
     assert SAID in html
+
+
+def test_a_record_with_the_same_id_and_other_contents_gets_its_own_observations(played):
+    """A run log opened in one page may carry a record under a stored match's id with another
+    seed: its observations are its own, and the stored match's stay the store's."""
+    store, spy, _ = played
+    match = store.get_match(spy)
+    real, _ = observations(match)
+    forged = {**json.loads(json.dumps(match)), "seed": match["seed"] + 1}
+    other, note = observations(forged)
+    assert observations(match)[0] == real
+    assert other != real or note  # another deal: it differs from the record at once, or its words do

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
-from ..calls import CallView
+from ..calls import CallView, call_views
+from ..core.events import Event
 from ..safe_text import html_text
 from .i18n import text
 
@@ -75,10 +77,10 @@ def call_html(view: CallView, language: str, names: dict[str, str], open_: bool 
 
 
 def calls_html(views: Iterable[CallView], language: str, names: dict[str, str] | None = None,
-               withheld: bool = False) -> str:
+               withheld: bool = False, title_key: str = "calls.title") -> str:
     """The calls of one step (a lone call opens by itself); a line when there are none."""
     shown = list(views)
-    title = f"<b>{html_text(text(language, 'calls.title'))}</b>"
+    title = f"<b>{html_text(text(language, title_key))}</b>"
     if withheld:
         return f"<div class='da-calls'>{title}<p><i>{html_text(text(language, 'calls.withheld'))}</i></p></div>"
     if not shown:
@@ -87,4 +89,12 @@ def calls_html(views: Iterable[CallView], language: str, names: dict[str, str] |
     return f"<div class='da-calls'>{title}{blocks}</div>"
 
 
-__all__ = ["call_html", "calls_html"]
+def seat_calls_html(match: dict[str, Any], events: list[Event], seat: str, language: str,
+                    names: dict[str, str]) -> str:
+    """Every call of `seat` so far, newest first: what a person in the Play tab sees of their
+    own calls, during the match and after (`visible_calls` gives a seat its own only)."""
+    views, _ = call_views(match, events, seat)
+    return calls_html(reversed(views), language, names, title_key="calls.yours") if views else ""
+
+
+__all__ = ["call_html", "calls_html", "seat_calls_html"]
