@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+import time
 from collections.abc import Callable
+from typing import Any
 
 from .agent import LOCAL_AGENT_THREADS, Agent, Reply
 from .deadline import Turn, turn
@@ -23,6 +26,8 @@ from .prompts import (
 from .usage import LLMText, Usage, truncated_of, usage_of
 
 LLMCaller = Callable[[list[Message]], str]
+# the model calls of the turn running in this thread (a turn runs in one worker thread)
+_TURN_CALLS = threading.local()
 _LABEL = re.compile(r"^\s*(?:statement|my statement|answer|reply|发言)\s*[:：]\s*", re.IGNORECASE)
 
 
@@ -94,23 +99,36 @@ class LLMAgent(Agent):
         ]
 
     def _call(self, messages: list[Message]) -> str:
+        started = time.perf_counter()
         try:
             reply = self.llm_caller(messages)
         except AgentError as exc:
             exc.agent = exc.agent or self.name
+            _record(messages, None, started, f"{exc.kind}: {exc.message}")
             raise
         except Exception as exc:  # the model endpoint failed: one error type for the arena
+            _record(messages, None, started, f"{type(exc).__name__}: {exc}")
             raise AgentError("agent_failed", f"llm_caller failed: {type(exc).__name__}: {exc}",
                              agent=self.name) from exc
         if not isinstance(reply, str):
+            _record(messages, None, started, f"returned {type(reply).__name__}, not str")
             raise AgentError("bad_reply", f"llm_caller returned {type(reply).__name__}, not str",
                              agent=self.name)
+        _record(messages, reply, started, "")
         return reply
 
     def act(self, obs: Observation, current: Turn | None = None) -> Reply:
+        """The verb's reply, with `meta["model_calls"]`: every model call of the turn (the
+        messages sent, the raw reply, tokens, seconds), which the arena keeps in the call record."""
         # the turn's time limit, for a caller that can stop early (the embedded model does)
-        with turn(current or obs.limits.seconds):
-            return super().act(obs)
+        outer = getattr(_TURN_CALLS, "calls", None)
+        _TURN_CALLS.calls = calls = []
+        try:
+            with turn(current or obs.limits.seconds):
+                reply = super().act(obs)
+        finally:
+            _TURN_CALLS.calls = outer
+        return Reply(reply.text, reply.usage, {**reply.meta, "model_calls": calls}) if calls else reply
 
     async def aact(self, obs: Observation) -> Reply:
         # The turn starts when the arena calls, and when the arena cancels this await (time
@@ -189,6 +207,19 @@ class LLMAgent(Agent):
         if not choice.ok:
             return LLMText(reply, usage, truncated=cut)
         return LLMText(choice.as_text(), usage, truncated=cut)
+
+
+def _record(messages: list[Message], reply: str | None, started: float, error: str) -> None:
+    """Keep one model call of the running turn (nothing when no turn is running)."""
+    calls: list[dict[str, Any]] | None = getattr(_TURN_CALLS, "calls", None)
+    if calls is None:
+        return
+    usage = usage_of(reply)
+    calls.append({"messages": [dict(m) for m in messages], "reply": None if reply is None else str(reply),
+                  "prompt_tokens": usage.prompt_tokens if usage else None,
+                  "completion_tokens": usage.completion_tokens if usage else None,
+                  "seconds": round(time.perf_counter() - started, 3), "error": error[:500],
+                  "truncated": truncated_of(reply)})
 
 
 def _sum_usage(first: str, second: str) -> Usage | None:

@@ -148,6 +148,16 @@ def results_scope(sources: str | Iterable[str] = "default") -> ResultsScope:
     return ResultsScope(keep=lambda tag: kind_of(tag) in kinds, describe=describe(kinds), label=label(kinds))
 
 
+def while_running(match: dict[str, Any]) -> dict[str, Any]:
+    """What anyone may see of a running match: its public events only (no call records, no
+    secrets), without its result, seed or settings."""
+    match["events"] = [e for e in match["events"] if e["visible_to"] is None]
+    # the seed replays the secret draws and the settings may name them (a fixed word
+    # pair): both wait for the end, like the result
+    match.update(result=None, seed=None, settings={})
+    return match
+
+
 class ArenaAPI:
     def __init__(self, config: ArenaConfig, store: Store | None = None,
                  sync: RecordSync | None = None) -> None:
@@ -359,11 +369,7 @@ class ArenaAPI:
             if seat:
                 raise ApiError("a seat's view is shown once the match has ended; while it runs "
                                "only the public events are")
-            match["events"] = [e for e in match["events"] if e["visible_to"] is None]
-            # the seed replays the secret draws and the settings may name them (a fixed word
-            # pair): both wait for the end, like the result
-            match.update(result=None, seed=None, settings={})
-            return match
+            return while_running(match)
         if seat:
             if seat not in [s["seat"] for s in match["seats"]]:
                 raise ApiError(f"no seat {seat!r} in this match")

@@ -371,6 +371,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .sources import parse_kinds
     from .store import Store
 
+    if args.what == "log":  # one self-contained run log (docs/run-log.md)
+        return export_log(args)
+    if not args.game:
+        raise SystemExit(f"export --what {args.what} needs --game")
+    if args.match:
+        raise SystemExit("--match is for --what log")
     if args.what == "snapshot":  # one JSON document: the leaderboard with its filter and versions
         doc = snapshot(Store(args.db, recover=False), args.game, tag=args.tag, void_infra=args.void_infra,
                        sources=parse_kinds(args.sources) if args.sources else None)
@@ -390,6 +396,27 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"{n} {args.what} rows written to {args.out}", file=sys.stderr)
     else:
         write(sys.stdout, records, args.format)
+    return 0
+
+
+def export_log(args: argparse.Namespace) -> int:
+    from .run_log import RunLogError, stored_matches, write_log
+    from .store import Store
+
+    try:
+        matches = stored_matches(Store(args.db, recover=False), tag=args.tag, match_id=args.match)
+    except RunLogError as exc:
+        raise SystemExit(str(exc)) from None
+    if args.game:
+        matches = [m for m in matches if m["game"] == args.game]
+    what = {"tag": args.tag, "match": args.match, "game": args.game}
+    if args.out:
+        with open(args.out, "w", encoding="utf-8", newline="\n") as out:
+            end = write_log(out, matches, what)
+        print(f"run log of {end.matches} matches, {end.events} events and {end.calls} calls written to {args.out}",
+              file=sys.stderr)
+    else:
+        write_log(sys.stdout, matches, what)
     return 0
 
 
@@ -550,11 +577,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     cs.add_argument("--quiet", action="store_true", help="no progress bar")
     cs.set_defaults(func=cmd_copy_store)
 
-    e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV")
-    e.add_argument("--game", required=True, choices=games)
-    e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot"], default="matches",
+    e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV, "
+                       "or a run log")
+    e.add_argument("--game", choices=games, help="the game (needed except for --what log, where it narrows)")
+    e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot", "log"], default="matches",
                    help="snapshot: the leaderboard as one JSON document with its filter, the number of matches, "
-                   "the rules and code versions and the time (what to cite)")
+                   "the rules and code versions and the time (what to cite); log: one self-contained run log "
+                   "(matches, events, calls, settings, versions; docs/run-log.md) of --tag TAG or --match ID, "
+                   "which the Replay tab opens")
+    e.add_argument("--match", default=None, help="log: the one match to write")
     e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     e.add_argument("--tag", default=None, help="only matches with this tag")
     e.add_argument("--sources", default=None, help=SOURCES_HELP)

@@ -5,7 +5,8 @@ by cancelling the await (a hung agent never holds the match); replies are bounde
 timeouts, AgentErrors and unreadable votes become the rule's outcome through
 `Outcome.status`. Every call is recorded as a spectator-only `call` event with its
 latency, tokens, outcome and, when the agent says so, `truncated` (a model reply stopped at
-its token limit). An agent that declared `vision` is sent its observation's
+its token limit) and its model calls (the messages an `LLMAgent` built and the raw replies).
+An agent that declared `vision` is sent its observation's
 pictures as data URLs (`images.inline_images`); the game and its events keep the
 references. Many matches run concurrently on one event loop.
 """
@@ -29,6 +30,7 @@ from .core.events import Call, Error
 from .core.game import SPECTATORS, Event, Game, Outcome, Request
 from .core.replies import outcome_text
 from .images import game_resolver, inline_images
+from .model_calls import bounded_model_calls
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
 MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
@@ -116,12 +118,14 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
     usage = None
     notes: dict[str, Any] | None = None
     truncated = False
+    model_calls: Any = None
     status, detail = "ok", ""
     try:
         reply = await asyncio.wait_for(agent.aact(obs), timeout=limit)
         raw, usage = reply.text, reply.usage
         notes = bounded_notes((reply.meta or {}).get("notes"))
         truncated = (reply.meta or {}).get("truncated") is True
+        model_calls = (reply.meta or {}).get("model_calls")
         if not isinstance(raw, str):
             status, detail = "error", f"bad_reply: reply is {type(raw).__name__}, not text"
     except TimeoutError:
@@ -159,6 +163,11 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
         data["truncated"] = True  # a model reply of the turn stopped at its token limit
     if seconds is not None:
         data["seconds"] = seconds  # the seat's own limit, for `verify` to hand the game again
+    kept, cut_note = bounded_model_calls(model_calls)
+    if kept:
+        data["model_calls"] = kept  # what the agent's model was sent and said, for the replay
+    if cut_note:
+        data["model_calls_note"] = cut_note
     record = Call(actor=request.seat, round=obs.round, visible_to=SPECTATORS, text=detail or status, **data)
     return Outcome(seat=request.seat, text=text, status=status, detail=detail,
                    notes=notes if status == "ok" else None, seconds=seconds), record

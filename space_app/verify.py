@@ -15,7 +15,7 @@ consumes the call records as replies and compares everything else.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -60,10 +60,15 @@ class Verification:
 
 
 class _Mismatch(Exception):
+    """Where and how a replay first differs from the record."""
+
     def __init__(self, seq: int | None, detail: str) -> None:
         super().__init__(detail)
         self.seq = seq
         self.detail = detail
+
+
+ReplayMismatch = _Mismatch  # for readers of `replay` outside this module
 
 
 def _plain(event: Event) -> dict[str, Any]:
@@ -103,8 +108,10 @@ def _describe(stored: dict[str, Any], replayed: dict[str, Any]) -> str:
             f"{json.dumps(replayed.get(key))[:120]} on replay")
 
 
-def replay(match: dict[str, Any]) -> None:
-    """Raise `_Mismatch` at the first difference; return when the record is consistent."""
+def replay(match: dict[str, Any], seen: Callable[[Call, Request], None] | None = None) -> None:
+    """Raise `_Mismatch` at the first difference; return when the record is consistent.
+    `seen` is handed each stored call record with the request the game made for it (the
+    observation that seat was sent), as the replay reaches it."""
     spec = get_game(match["game"])
     seats = [s["seat"] for s in match["seats"]]
     game = spec.make(len(seats), int(match["seed"]), match.get("settings") or {})
@@ -140,6 +147,9 @@ def replay(match: dict[str, Any]) -> None:
             if match["status"] in ("aborted", "error"):
                 return
             raise _Mismatch(None, "the record ends in the middle of a step")
+        if seen is not None:
+            for request, call in zip(requests, typed, strict=True):
+                seen(call, request)
         outcomes = [_outcome(r, c) for r, c in zip(requests, typed, strict=True)]
         pos += len(requests)
         game.submit(outcomes)
@@ -194,4 +204,4 @@ def verify_many(matches: Iterable[dict[str, Any]], origins: dict[str, str] | Non
         yield verify_match(match, None if origins is None else origins.get(str(match.get("id")), ""))
 
 
-__all__ = ["AUTHENTICITY", "Verification", "authenticity", "replay", "verify_many", "verify_match"]
+__all__ = ["AUTHENTICITY", "ReplayMismatch", "Verification", "authenticity", "replay", "verify_many", "verify_match"]

@@ -276,7 +276,22 @@ def test_plain_str_caller_gives_no_usage():
 def test_llmtext_usage_travels_through_speak():
     usage = Usage(prompt_tokens=11, completion_tokens=3)
     reply = LLMAgent(lambda messages: LLMText("It glows.", usage)).act(obs("speak"))
-    assert reply == Reply(text="It glows.", usage=usage)
+    assert (reply.text, reply.usage) == ("It glows.", usage)
+    [call] = reply.meta["model_calls"]  # the turn's one model call, kept for the call record
+    assert (call["reply"], call["prompt_tokens"], call["completion_tokens"]) == ("It glows.", 11, 3)
+    assert [m["role"] for m in call["messages"]] == ["system", "user"]
+
+
+def test_every_model_call_of_a_turn_is_reported_with_its_messages():
+    """A vote re-asked once: both model calls, with the messages each was sent, in order; a
+    failing caller's call is reported with its error."""
+    caller = scripted_caller(["I cannot tell.", "P2"])
+    reply = LLMAgent(caller).act(obs())
+    calls = reply.meta["model_calls"]
+    assert [c["reply"] for c in calls] == ["I cannot tell.", "P2"]
+    assert [c["messages"] for c in calls] == [list(m) for m in caller.calls]
+    assert calls[1]["messages"][-2] == {"role": "assistant", "content": "I cannot tell."}
+    assert all(c["seconds"] >= 0 and c["error"] == "" for c in calls)
 
 
 # -- templates ------------------------------------------------------------------------

@@ -125,6 +125,10 @@ class Call(Event):
     notes: dict[str, Any] | None = Field(default=None, description="the agent's private notes")
     truncated: bool | None = Field(default=None, description="the model's reply stopped at its token limit")
     seconds: float | None = Field(default=None, description="the seat's own time limit, when it had one")
+    model_calls: list[dict[str, Any]] | None = Field(
+        default=None, description="the agent's model calls of the turn (messages, raw reply, tokens), "
+        "as it reported them, bounded (`space_app.model_calls`)")
+    model_calls_note: str | None = Field(default=None, description="what was cut from `model_calls`")
 
     style: ClassVar[Style] = "hidden"
 

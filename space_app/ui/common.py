@@ -26,6 +26,12 @@ CSS = """
 .da-spoiler summary {cursor: pointer;}
 .da-countdown {float: right; font-weight: 600; font-variant-numeric: tabular-nums;}
 .da-urgent {color: #c0392b;}
+.da-calls details.da-call {border: 1px solid var(--border-color-primary); border-radius: 6px; margin: 4px 0;
+  padding: 4px 8px;}
+.da-calls summary {cursor: pointer;}
+.da-calls pre {white-space: pre-wrap; overflow-wrap: anywhere; max-height: 320px; overflow-y: auto;
+  background: var(--block-background-fill); padding: 6px; border-radius: 4px; font-size: 0.85rem;}
+.da-calls .da-role {font-weight: 600; margin-top: 4px;}
 #human-choices {flex-wrap: wrap; gap: 6px;}
 #human-choices button {flex: 0 1 auto;}
 /* tables: words wrap between words, never mid-word; only long ids may break anywhere, and a

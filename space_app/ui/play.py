@@ -21,6 +21,7 @@ from ..core.events import Event
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
+from .calls_view import seat_calls_html
 from .common import game_choices, signed_in, visitor_of
 from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
@@ -244,6 +245,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                               label="play.reply", placeholder="play.reply_placeholder")
                 send = words(gr.Button(text("en", "play.send"), scale=1, elem_id="send-reply"), value="play.send")
             result = gr.Markdown("", elem_id="play-result")
+            my_calls = gr.HTML("", elem_id="play-my-calls")  # a person's own calls (theirs alone)
 
     def reshape(game_id: str, n: float, lang: str, *current: str):
         spec = get_game(game_id)
@@ -286,18 +288,20 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
-              choices: list[Any] | None = None, live: bool = False, turn: str = "") -> tuple:
+              choices: list[Any] | None = None, live: bool = False, turn: str = "", calls: str | None = None) -> tuple:
         """One update of the live area: status, transcript, question and its turn id, result,
-        the person's reply box (left as it is while `live`), and the choice buttons (None:
-        left as they are). The question and its turn id always change together."""
+        the person's reply box (left as it is while `live`), the choice buttons (None: left as
+        they are) and the person's own calls (None: left as they are). The question and its
+        turn id always change together."""
         buttons = choices if choices is not None else [gr.skip()] * MAX_CHOICES
         shown = person and choices is not None and any(u.get("visible") for u in choices)
         row = gr.update(visible=shown) if choices is not None else gr.skip()
         reply_box = gr.skip() if live else gr.update(visible=person)
-        return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons)
+        return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons,
+                gr.skip() if calls is None else calls)
 
-    def closed(head: str, html_transcript: str, outcome: str = "") -> tuple:
-        return frame(head, html_transcript, "", outcome, False, choice_updates(None))
+    def closed(head: str, html_transcript: str, outcome: str = "", calls: str | None = None) -> tuple:
+        return frame(head, html_transcript, "", outcome, False, choice_updates(None), calls=calls)
 
     # `request` comes first: Gradio injects it by position, and cannot after `*seats`
     async def run(request: gr.Request, game_id: str, lang: str, seed_value: str, n_players: float, mine: str,
@@ -339,7 +343,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         if human is not None:
             names[mine] = human.name
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
-                    choices=choice_updates(None))
+                    choices=choice_updates(None), calls="")
+        # the person's own calls, while the match runs: the record as it stands, with its seed
+        # (kept on the server) so each call shows the observation the person was sent
+        record = {"id": match_id, "game": game_id, "seed": plan.seed, "settings": plan.settings,
+                  "status": "running", "seats": [{"seat": s, "agent_name": a} for s, a in names.items()]}
         asked = ""  # the turn id of the question the buttons show
         frames = 0
         try:
@@ -363,10 +371,12 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 buttons = (choice_updates(question.obs if question else None)
                            if turn != asked or frames % 4 == 0 else None)
                 asked = turn
+                mine_so_far = (seat_calls_html({**record, "events": [{**e.to_dict(), "seq": e.seq} for e in events]},
+                                               events, mine, lang, names) if human is not None else None)
                 yield frame(text(lang, "play.live", match=match_id),
                             transcript_html(public, names, image=pictures, language=lang),
                             _prompt_html(question, lang), person=human is not None, choices=buttons, live=True,
-                            turn=turn)
+                            turn=turn, calls=mine_so_far)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
@@ -384,13 +394,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             return
         match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
-        final_events = visible(spec.rules.events.parse_all(match["events"]), seat_view)
+        every = spec.rules.events.parse_all(match["events"])
+        final_events = visible(every, seat_view)
         link = f"?match={outcome['match_id']}"
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),
-                     game_result(match, spec))
+                     game_result(match, spec),
+                     calls=seat_calls_html(match, every, mine, lang, names) if human is not None else None)
 
-    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons]
+    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, my_calls]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
-from ..api import ApiError, ArenaAPI
+from ..api import ApiError, ArenaAPI, while_running
+from ..calls import LIVE_NOTE, call_views
 from ..core import GAMES, Panel, UnknownGame, get_game
 from ..core.events import GENERIC, Event
 from ..core.transcript import call_reasons
+from ..run_log import RunLogError, read_log_file
 from ..safe_text import markdown_text
+from .calls_view import calls_html
 from .common import when
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
 from .media import image_resolver
@@ -58,13 +62,13 @@ def view_events(match: dict[str, Any] | None, view: str | None) -> list[Event]:
 
 def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False,
                 language: str | None = None) -> tuple:
-    """(position, transcript, result, markers, *every panel slot) at 1-based `step`; the
+    """(position, transcript, result, markers, calls, *every panel slot) at 1-based `step`; the
     result (and the spectators' hidden setup) shows only at the last step or when `reveal`
     is asked for, so a replay never spoils itself. Slots of other games than the match's
     are left as they are. Worded in the match's language (`language`: with no match)."""
     if not match:
         return ("", italic(text(normal(language), "watch.open_prompt")), "",
-                pd.DataFrame(columns=MARKER_COLUMNS), *(empty_frame(panel) for _, panel in SLOTS))
+                pd.DataFrame(columns=MARKER_COLUMNS), "", *(empty_frame(panel) for _, panel in SLOTS))
     lang = language_of(match)
     seat = None if view in (None, "", SPECTATOR) else view
     every = typed_events(match)
@@ -85,7 +89,19 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang,
                                       reasons=reasons),
             result_for(match, seat, shown),
-            marker_frame(marks, lang), *panels)
+            marker_frame(marks, lang), step_calls(match, every, events, index, seat), *panels)
+
+
+def step_calls(match: dict[str, Any], every: list[Event], events: list[Event], index: int, seat: str | None) -> str:
+    """The calls that led to the step's event (those stored after the view's previous event and
+    up to this one) that the view may open (`calls.visible_calls`)."""
+    if not events:
+        return ""
+    after = (events[index - 1].seq or 0) if index > 0 else -1
+    upto = events[index].seq if events[index].seq is not None else -1
+    views, note = call_views(match, every, seat)
+    return calls_html([v for v in views if v.seq is not None and after < v.seq <= upto], language_of(match),
+                      {s["seat"]: s["agent_name"] for s in match["seats"]}, withheld=note == LIVE_NOTE)
 
 
 def marker_frame(marks: list[dict[str, Any]], language: str) -> pd.DataFrame:
@@ -130,6 +146,14 @@ def copy_js() -> str:
     try {{ await navigator.clipboard.writeText(url); return say.copied; }}
     catch (e) {{ return say.copy_refused; }}
 }}"""
+
+
+MAX_LOG_BYTES = 64_000_000  # a run log opened in the page is read whole into its session
+
+
+def log_label(match: dict[str, Any]) -> str:
+    seats = ", ".join(f"{s['seat']}={s['agent_name']}" for s in match["seats"])
+    return f"{match['id']} · {match['game']} · {match['status']} · {seats}"[:200]
 
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)  # replay steps per second
@@ -200,6 +224,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
             result = gr.Markdown("", elem_id="replay-result", elem_classes="da-table")
             marks = words(gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label=text("en", "watch.markers"),
                                        interactive=False, max_height=220), label="watch.markers")
+            calls = gr.HTML("", elem_id="replay-calls")
     view = words(gr.Radio([spectator_choice("en")], value=SPECTATOR, label=text("en", "watch.view"),
                           elem_id="replay-view"), label="watch.view")
     groups, slots = panel_slots()
@@ -236,36 +261,91 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
             open_btn = words(gr.Button(text("en", "watch.open"), scale=1, elem_id="open-replay"),
                              value="watch.open")
 
-    step_outputs = [position, transcript, result, marks, *slots]
+    with words(gr.Accordion(text("en", "watch.log_title"), open=False, elem_id="run-log-box"),
+               label="watch.log_title"):
+        words(gr.Markdown(text("en", "watch.log_help")), value="watch.log_help")
+        with gr.Row():
+            log_file = words(gr.File(label=text("en", "watch.log_file"), file_types=[".jsonl"], type="filepath",
+                                     elem_id="run-log-file"), label="watch.log_file")
+            log_pick = words(gr.Dropdown([], label=text("en", "watch.log_match"), elem_id="run-log-match"),
+                             label="watch.log_match")
+        log_note = gr.Markdown("", elem_id="run-log-note")
+    log_matches = gr.State({})
+
+    step_outputs = [position, transcript, result, marks, calls, *slots]
     step_inputs = [match_state, view, step, reveal]
 
-    def open_match(mid: str, page_language: str | None = None):
+    def refused(reason: object, page_language: str | None):
+        lang = normal(page_language)
+        msg = text(lang, "watch.not_found", reason=markdown_text(reason))
+        return (None, msg, gr.update(choices=[spectator_choice(lang)], value=SPECTATOR),
+                gr.update(minimum=1, maximum=2, value=1), "", False, gr.update(open=True),
+                gr.update(value=play_label(lang, False)), gr.update(),
+                *panel_groups_for(None), *render_step(None, SPECTATOR, 1, language=lang))
+
+    def shown(match: dict[str, Any], link: str, fold: bool = True):
         """Open at step 1 with the result hidden; the list folds away so the replay is in view;
         the page switches to the match's language (the interface speaks the game's)."""
-        try:
-            match = api.get_match(mid)
-            get_game(match["game"])  # a record of a game this arena does not have: said plainly
-        except (ApiError, UnknownGame) as exc:
-            lang = normal(page_language)
-            msg = text(lang, "watch.not_found", reason=markdown_text(exc))
-            return (None, msg, gr.update(choices=[spectator_choice(lang)], value=SPECTATOR),
-                    gr.update(minimum=1, maximum=2, value=1), "", False, gr.update(open=True),
-                    gr.update(value=play_label(lang, False)), gr.update(),
-                    *panel_groups_for(None), *render_step(None, SPECTATOR, 1, language=lang))
         lang = language_of(match)
         n = len(view_events(match, SPECTATOR))
         seats = [s["seat"] for s in match["seats"]]
         return (match, header_for(match), gr.update(choices=[spectator_choice(lang), *seats], value=SPECTATOR),
-                gr.update(minimum=1, maximum=max(2, n), value=1), f"?match={match['id']}", False,
-                gr.update(open=False), gr.update(value=play_label(lang, False)),
+                gr.update(minimum=1, maximum=max(2, n), value=1), link, False,
+                gr.update(open=not fold), gr.update(value=play_label(lang, False)),
                 gr.update(choices=language_choices(), value=lang),
                 *panel_groups_for(match["game"]), *render_step(match, SPECTATOR, 1))
+
+    def open_match(mid: str, page_language: str | None = None):
+        try:
+            match = api.get_match(mid)
+            get_game(match["game"])  # a record of a game this arena does not have: said plainly
+        except (ApiError, UnknownGame) as exc:
+            return refused(exc, page_language)
+        return shown(match, f"?match={match['id']}")
 
     open_outputs = [match_state, header, view, step, share, reveal, listing, play_btn, language, *groups,
                     *step_outputs]
     open_btn.click(open_match, [match_id, language], open_outputs, api_visibility="private")
     match_id.submit(open_match, [match_id, language], open_outputs, api_visibility="private")
     share.change(None, [share], [share], js=FULL_URL_JS)
+
+    def load_log(path: str | None, page_language: str | None):
+        """Read an uploaded run log (no store involved) and open its first match."""
+        lang = normal(page_language)
+        if not path:
+            return {}, gr.update(choices=[], value=None), "", *(gr.skip() for _ in open_outputs)
+        try:
+            if Path(path).stat().st_size > MAX_LOG_BYTES:
+                raise RunLogError(f"larger than {MAX_LOG_BYTES // 1_000_000} MB")
+            log = read_log_file(path)
+        except (RunLogError, OSError) as exc:
+            return ({}, gr.update(choices=[], value=None),
+                    text(lang, "watch.log_refused", reason=markdown_text(exc)), *(gr.skip() for _ in open_outputs))
+        matches = {m["id"]: m for m in log.matches}
+        choices = [(log_label(m), m["id"]) for m in log.matches]
+        head = log.header
+        note = text(lang, "watch.log_read", matches=len(matches), version=markdown_text(head.package_version),
+                    commit=markdown_text(head.commit[:12]), when=markdown_text(head.exported_at))
+        first = next(iter(matches), None)
+        opened = logged(matches, first, lang) if first else tuple(gr.skip() for _ in open_outputs)
+        return matches, gr.update(choices=choices, value=first), note, *opened
+
+    def logged(matches: dict[str, Any], mid: str | None, page_language: str | None):
+        match = (matches or {}).get(mid or "")
+        if match is None:
+            return refused(f"no match {str(mid)[:40]!r} in the run log", page_language)
+        try:
+            get_game(match["game"])
+        except UnknownGame as exc:
+            return refused(exc, page_language)
+        match = json.loads(json.dumps(match))  # the view works on its own copy
+        if match["status"] == "running":  # as the store's own replay shows a running match
+            match = while_running(match)
+        return shown(match, "", fold=False)
+
+    log_file.upload(load_log, [log_file, language], [log_matches, log_pick, log_note, *open_outputs],
+                    api_visibility="private")
+    log_pick.input(logged, [log_matches, log_pick, language], open_outputs, api_visibility="private")
     copy_btn.click(None, [share, language], [copied], js=copy_js())
 
     def pick_row(evt: gr.SelectData, frame: pd.DataFrame, page_language: str):
