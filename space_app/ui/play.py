@@ -22,6 +22,7 @@ from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .common import game_choices, signed_in, visitor_of
+from .documents import documents_html
 from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
 from .replay import game_result, transcript_html, visible
@@ -192,6 +193,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
         with gr.Column(scale=2, elem_id="play-setup"):
+            # what the person's seat may read (its script, its role card): only while a person plays
+            documents = gr.HTML("", visible=False, elem_id="seat-documents")
             game = words(gr.Dropdown(choices=game_choices("en"), value=default.id, label=text("en", "play.game"),
                                      elem_id="play-game"), label="play.game", choices=game_choices)
             with gr.Row():
@@ -286,18 +289,20 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
-              choices: list[Any] | None = None, live: bool = False, turn: str = "") -> tuple:
+              choices: list[Any] | None = None, live: bool = False, turn: str = "", papers: Any = None) -> tuple:
         """One update of the live area: status, transcript, question and its turn id, result,
-        the person's reply box (left as it is while `live`), and the choice buttons (None:
-        left as they are). The question and its turn id always change together."""
+        the person's reply box (left as it is while `live`), the choice buttons (None: left
+        as they are) and the seat's documents panel (None: left as it is). The question and
+        its turn id always change together."""
         buttons = choices if choices is not None else [gr.skip()] * MAX_CHOICES
         shown = person and choices is not None and any(u.get("visible") for u in choices)
         row = gr.update(visible=shown) if choices is not None else gr.skip()
         reply_box = gr.skip() if live else gr.update(visible=person)
-        return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons)
+        return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons,
+                gr.skip() if papers is None else papers)
 
-    def closed(head: str, html_transcript: str, outcome: str = "") -> tuple:
-        return frame(head, html_transcript, "", outcome, False, choice_updates(None))
+    def closed(head: str, html_transcript: str, outcome: str = "", papers: Any = None) -> tuple:
+        return frame(head, html_transcript, "", outcome, False, choice_updates(None), papers=papers)
 
     # `request` comes first: Gradio injects it by position, and cannot after `*seats`
     async def run(request: gr.Request, game_id: str, lang: str, seed_value: str, n_players: float, mine: str,
@@ -318,7 +323,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 api.plan, req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                 tag=HUMAN if person else VISITOR))
         except ApiError as exc:
-            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
+            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang),
+                         papers=gr.update(visible=False, value=""))
             return
         human = None
         extra: dict[str, SeatAgent] = {}
@@ -338,8 +344,10 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         names = dict(zip(spec.facts.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
+        # the seat's documents, shown to the person who plays it (drawn from that seat's view alone)
+        papers_shown = documents_html(spec, [], mine, lang) if human is not None else ""
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
-                    choices=choice_updates(None))
+                    choices=choice_updates(None), papers=gr.update(visible=human is not None, value=papers_shown))
         asked = ""  # the turn id of the question the buttons show
         frames = 0
         try:
@@ -363,10 +371,15 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 buttons = (choice_updates(question.obs if question else None)
                            if turn != asked or frames % 4 == 0 else None)
                 asked = turn
+                papers = None  # re-sent only when it changes: a re-drawn panel loses the reader's place
+                if human is not None:
+                    drawn = documents_html(spec, events, mine, lang)
+                    if drawn != papers_shown:
+                        papers, papers_shown = gr.update(value=drawn), drawn
                 yield frame(text(lang, "play.live", match=match_id),
                             transcript_html(public, names, image=pictures, language=lang),
                             _prompt_html(question, lang), person=human is not None, choices=buttons, live=True,
-                            turn=turn)
+                            turn=turn, papers=papers)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
@@ -390,7 +403,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                      transcript_html(final_events, names, image=pictures, language=lang),
                      game_result(match, spec))
 
-    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons]
+    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, documents]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 

@@ -27,6 +27,7 @@ from ...core.spec import (
 )
 from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
+from .documents import documents
 from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
@@ -106,6 +107,7 @@ SPEC = register(GameSpec(
     presentation=Presentation(
         view=VIEW,
         why_won=why_won,
+        documents=documents,
     ),
     house=HouseAgents(
         agents={
