@@ -345,9 +345,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         if human is not None:
             names[mine] = human.name
         # the seat's documents, shown to the person who plays it (drawn from that seat's view alone)
-        papers_shown = documents_html(spec, [], mine, lang) if human is not None else ""
+        papers = documents_html(spec, [], mine, lang) if human is not None else ""
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
-                    choices=choice_updates(None), papers=gr.update(visible=human is not None, value=papers_shown))
+                    choices=choice_updates(None), papers=gr.update(visible=human is not None, value=papers))
         asked = ""  # the turn id of the question the buttons show
         frames = 0
         try:
@@ -371,11 +371,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 buttons = (choice_updates(question.obs if question else None)
                            if turn != asked or frames % 4 == 0 else None)
                 asked = turn
-                papers = None  # re-sent only when it changes: a re-drawn panel loses the reader's place
-                if human is not None:
-                    drawn = documents_html(spec, events, mine, lang)
-                    if drawn != papers_shown:
-                        papers, papers_shown = gr.update(value=drawn), drawn
+                # with every update: the page may skip an update (it draws the newest one), and the
+                # same text sent again is not drawn again, so the reader keeps their place
+                papers = gr.update(value=documents_html(spec, events, mine, lang)) if human is not None else None
                 yield frame(text(lang, "play.live", match=match_id),
                             transcript_html(public, names, image=pictures, language=lang),
                             _prompt_html(question, lang), person=human is not None, choices=buttons, live=True,
@@ -390,10 +388,14 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             LIVE.pop(session, None)
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
+        # the seat's documents stay to read after the end (drawn once more: the page may have
+        # skipped the last live update)
+        papers = gr.update(value=documents_html(spec, events, mine, lang)) if human is not None else None
         if outcome["status"] == "aborted":
             stored = spec.rules.events.parse_all(api.get_match(match_id)["events"])
             yield closed(text(lang, "play.stopped", match=match_id, reason=markdown_text(outcome["error"])),
-                         transcript_html(visible(stored, seat_view), names, image=pictures, language=lang))
+                         transcript_html(visible(stored, seat_view), names, image=pictures, language=lang),
+                         papers=papers)
             return
         match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
@@ -401,7 +403,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         link = f"?match={outcome['match_id']}"
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),
-                     game_result(match, spec))
+                     game_result(match, spec), papers=papers)
 
     live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, documents]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
