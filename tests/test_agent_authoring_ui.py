@@ -60,7 +60,7 @@ def test_a_failed_turn_shows_its_reason_in_the_transcript_line():
 def test_an_unreadable_vote_shows_why_in_its_line():
     events = stored_events()
     html = transcript_html(visible(events, None), reasons=call_reasons(events))
-    assert "P2 abstains. <span class='da-reason'>— unparseable: the reply names none of the options" in html
+    assert "P2 abstains.</span> <span class='da-reason'>— unparseable: the reply names none of the options" in html
 
 
 def test_the_watch_filter_takes_a_name_as_well_as_an_id(tmp_path):

@@ -146,7 +146,9 @@ def test_each_kind_says_how_it_is_shown():
     assert styles["setup"] == "spoiler" and AvalonSetup.icon == "🔒"
     assert {k for k, s in styles.items() if s == "heading"} == {"quest_start", "assassination_phase"}
     assert {k for k, s in styles.items() if s == "secret"} == {"intentions", "quest_card", "evil_reveal", "evil_talk",
-                                                               "quiz_question", "quiz_answer"}
+                                                               "quiz_answer"}
+    # a quiz question is its seat's prompt, asked in the prompt box: no transcript line
+    assert {k for k, s in styles.items() if s == "hidden"} == {"quiz_question"}
     assert (Start.icon, TeamVote.icon, VoteResult.icon, GameOver.icon) == ("🎬", "🗳️", "📊", "🏁")
     assert all(m.icon != "•" for m in OWN_MODELS)
     # a kind's own `reason` or `problem` is what the transcript adds after its line

@@ -767,6 +767,8 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
                 const top = asked.getBoundingClientRect().top;
                 return top >= 0 && top < window.innerHeight;
             }""", turn, f"question {turn} was not brought into view")
+            if not asked and game != "spy":  # the seat's script or role card is there from the first question
+                expect(page.locator("#seat-documents")).to_contain_text(f"What {seat} may read")
             asked.setdefault(turn, shown)
             n = shown["number"]
             options = [o for o in shown["options"] if o != "abstain"]
@@ -791,6 +793,25 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
         status = page.locator("#play-status").inner_text()
         found = MATCH_ID.search(status)
         assert found, status
+        # every line of the live transcript names who said it and what kind of line it is
+        unnamed = page.evaluate(LINES_WITHOUT_SPEAKER, "#live-transcript")
+        assert not unnamed, unnamed[:3]
+        assert page.locator("#live-transcript .da-ev").count() > 10
+        if game != "spy":
+            papers = page.locator("#seat-documents")
+            expect(papers).to_be_visible()
+            everything = Client(arena_url, verbose=False).predict(found.group(1), "", api_name="/get_match")
+            mine, theirs = told_in_private(everything["events"], seat)
+            assert mine
+            for told in mine:  # whole: the script's last words are there too
+                expect(papers).to_contain_text(told[:120])
+                expect(papers).to_contain_text(told[-120:])
+            panel = " ".join(papers.inner_text().split())
+            assert not [t for t in theirs if " ".join(t[:120].split()) in panel]
+            if game == "mystery":
+                expect(papers).to_contain_text("Your script:")
+                papers.scroll_into_view_if_needed()
+                screenshot(page, "seat-script-live", full_page=False)
         screenshot(page, f"human-full-speed-{game}")
         assert "Traceback" not in page.locator("body").inner_text()
     finally:
@@ -815,6 +836,82 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
     taken = [c["data"]["reply"] for c in calls]
     # of each pair of statements sent for one question, exactly one was taken
     assert sum(s in taken for s in statements) == sum(asked[t]["verb"] == "speak" for t in asked)
+
+
+# -- what a seat may read, and who said each line ------------------------------------------
+# The transcript's lines that lack a speaker or a kind (their first words), in `selector`.
+LINES_WITHOUT_SPEAKER = """(selector) => [...document.querySelectorAll(selector + ' .da-ev')]
+    .filter((line) => !(line.querySelector('.da-who')?.textContent.trim()
+                        && line.querySelector('.da-kind')?.textContent.trim()))
+    .map((line) => line.textContent.slice(0, 120))"""
+
+
+def told_in_private(events: list[dict[str, Any]], seat: str) -> tuple[list[str], list[str]]:
+    """What `seat` was told in private (texts and whole documents), and what other seats were
+    told and it was not."""
+    mine: list[str] = []
+    theirs: list[str] = []
+    for e in events:
+        if e["kind"] != "private" or not e["visible_to"]:
+            continue
+        told = [t for t in (e["text"], ((e.get("data") or {}).get("document") or {}).get("text", "")) if t]
+        (mine if seat in e["visible_to"] else theirs).extend(told)
+    return mine, [t for t in theirs if t not in mine]
+
+
+@pytest.mark.parametrize(("game", "phone"), [("mystery", False), ("mystery", True), ("avalon", False),
+                                             ("avalon", True)])
+def test_a_seats_replay_shows_its_script_or_role_card_beside_the_game(browser, arena_url, game, phone):
+    """A demo match's replay through one seat's eyes shows, beside its transcript, what that
+    seat was handed (a murder script whole, an Avalon role card with what the role knows) and
+    nothing another seat was; spectators are told to choose a seat. Every line names its
+    speaker and kind; a line not everyone saw says who did."""
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    client = Client(arena_url, verbose=False)
+    listed = client.predict(game, "", "finished", 5, api_name="/list_matches")
+    assert listed, f"the demo warm-up plays a {game} match"
+    record = client.predict(listed[0]["id"], "", api_name="/get_match")
+    # Avalon through Merlin's eyes (the card that knows most), a murder mystery through its last character's
+    roles = record["result"]["roles"]
+    seat = next((s for s, role in roles.items() if role == "merlin"), record["seats"][-1]["seat"])
+    mine, theirs = told_in_private(record["events"], seat)
+    assert mine and theirs
+    size = {"width": 390, "height": 844} if phone else {"width": 1366, "height": 900}
+    context = browser.new_context(viewport=size, has_touch=phone)
+    context.set_default_timeout(WAIT)
+    expect.set_options(timeout=WAIT)
+    page = context.new_page()
+    try:
+        page.goto(f"{arena_url}?match={record['id']}", wait_until="domcontentloaded")
+        papers = page.locator("#replay-documents")
+        expect(papers).to_contain_text("Choose a seat under View")
+        page.locator("#replay-view").get_by_text(seat, exact=True).click()
+        expect(page.locator("#replay-position")).to_contain_text(f"what {seat} saw")
+        page.locator("#step-last").click()
+        expect(papers).to_contain_text(f"What {seat} may read")
+        for told in mine:
+            expect(papers).to_contain_text(told[:120])
+            expect(papers).to_contain_text(told[-120:])
+        panel = " ".join(papers.inner_text().split())
+        assert not [t for t in theirs if " ".join(t[:120].split()) in panel]
+        title = "Your script:" if game == "mystery" else "Your role card: Merlin"
+        expect(papers).to_contain_text(title)
+        if game == "avalon":
+            expect(papers).to_contain_text("You see these players as evil")
+        transcript = page.locator("#replay-transcript")
+        assert not page.evaluate(LINES_WITHOUT_SPEAKER, "#replay-transcript")
+        expect(transcript.locator(".da-audience").first).to_contain_text(f"only {seat} saw this")
+        if game == "avalon":  # the end-of-game questions are prompts, not lines; no code shows
+            assert "Which of the other players" not in transcript.inner_text()
+            assert not re.search(r"— [a-z]+_[a-z_]+", transcript.inner_text())
+        papers.scroll_into_view_if_needed()
+        name = "seat-script" if game == "mystery" else "avalon-role-card"
+        screenshot(page, f"{name}-{'phone' if phone else 'desktop'}", docs=True, full_page=False)
+        assert "Traceback" not in page.locator("body").inner_text()
+    finally:
+        context.close()
 
 
 # -- Werewolf as a person: a night action and a day vote by the page's buttons ------------

@@ -65,6 +65,8 @@ class Event(BaseModel):
     style: ClassVar[Style] = "line"
     in_history: ClassVar[bool] = False
     says_why: ClassVar[bool] = False
+    # the kind in words, by language (a transcript line names it beside its speaker)
+    kind_words: ClassVar[dict[str, str]] = {}
 
     def visible_for(self, seat: str) -> bool:
         return self.visible_to is None or seat in self.visible_to
@@ -77,6 +79,19 @@ class Event(BaseModel):
     def why(self) -> str:
         """Why this happened, when the line does not say it (e.g. an invalid action's reason)."""
         return ""
+
+    def word(self, language: str | None = None) -> str:
+        """The kind in words in `language` (English when it has none there, its name at worst)."""
+        return self.kind_words.get(language or "en") or self.kind_words.get("en") or self.kind.replace("_", " ")
+
+    def said_by(self) -> str:
+        """Who says this line: its actor (a seat, or 'host' for the game)."""
+        return self.actor
+
+    def shown_text(self) -> str:
+        """What a transcript line says: the event's text unless the kind words it better for
+        people (a code in the text, e.g. a quiz's name, said in words)."""
+        return self.text
 
     def marker(self) -> Marker | None:
         """This event as a replay marker (a foul, a failed call), or None."""
@@ -111,6 +126,7 @@ class Call(Event):
     """The runner's record of one request to a seat and what came back (spectators only)."""
 
     kind: Literal["call"] = "call"
+    kind_words: ClassVar[dict[str, str]] = {"en": "call", "zh": "调用"}
     verb: str | None = None
     phase: str | None = None
     status: str = Field(default="ok", description="ok | timeout | error | unparseable")
@@ -155,6 +171,7 @@ class Error(Event):
     """The match stopped on an error of the arena or the game (spectators only)."""
 
     kind: Literal["error"] = "error"
+    kind_words: ClassVar[dict[str, str]] = {"en": "error", "zh": "错误"}
     icon: ClassVar[str] = "⚠️"
 
 
@@ -175,6 +192,7 @@ class Private(Event):
     facts, the text added to its private text, and a whole document when there is one."""
 
     kind: Literal["private"] = "private"
+    kind_words: ClassVar[dict[str, str]] = {"en": "told in private", "zh": "私下告知"}
     facts: dict[str, Any] = Field(default_factory=dict)
     document: SharedDocument | None = None
 
@@ -184,11 +202,15 @@ class Private(Event):
     def pictures(self) -> list[str]:
         return [*super().pictures(), *(self.document.images if self.document else [])]
 
+    def said_by(self) -> str:
+        return "host"  # the game tells the seat (its actor is the seat it is about)
+
 
 class InvalidAction(Event):
     """A refused or missing action: its seat and spectators are told what happened."""
 
     kind: Literal["invalid_action"] = "invalid_action"
+    kind_words: ClassVar[dict[str, str]] = {"en": "invalid action", "zh": "无效操作"}
     seat: str = ""
     action: str = ""
     reason: str = ""
@@ -206,6 +228,7 @@ class Setup(Event):
     its own fields; a replay folds it away so it does not spoil itself."""
 
     kind: Literal["setup"] = "setup"
+    kind_words: ClassVar[dict[str, str]] = {"en": "hidden setup", "zh": "隐藏设定"}
     icon: ClassVar[str] = "🔒"
     style: ClassVar[Style] = "spoiler"
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from sdk.observation import Document, HistoryItem, Limits, Observation, PrivateInfo, Verb
 
+from .documents import fold_private
 from .events import SPECTATORS, Event, Private
 from .reply_formats import reply_format as default_reply_format
 
@@ -163,15 +164,7 @@ class Game(ABC):
             images = e.pictures()
             if isinstance(e, Private) and e.visible_to:
                 # one seat's secret, or a group's (e.g. a team that knows each other)
-                others = [s for s in e.visible_to if s != seat]
-                view.facts.update(e.facts)
-                if e.text:
-                    view.texts.append(e.text)
-                view.shared_with += [s for s in others if s not in view.shared_with]
-                if e.document is not None:
-                    doc = e.document
-                    view.documents.append(Document(title=doc.title, kind=doc.kind, text=doc.text, shared_with=others,
-                                                   images=list(doc.images), data=dict(doc.data)))
+                fold_private(e, seat, view.facts, view.texts, view.documents, view.shared_with)
             elif e.in_history:
                 item = self._items.get(index)
                 if item is None:

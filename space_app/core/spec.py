@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from sdk.agent import Agent
 
+from .documents import DocumentsHook, SeatDocument, SeatView, told_documents
 from .events import EventKinds
 from .game import Game
 from .records import AgentTotals, SeatRecord
@@ -315,6 +316,14 @@ class Presentation:
     # the game's own results page (store, the leaderboard's filter -> ResultsPage), shown on the
     # Results tab; None: none
     results: Callable[[MatchStore, ResultsScope], ResultsPage] | None = None
+    # what a seat may read beside the game (its script, its role card): its own view (the events
+    # it was shown, its private information) -> titled texts, shown live to the person in the
+    # seat and in that seat's replay; None: what it was told and its private documents as they are
+    documents: DocumentsHook | None = None
+
+    def seat_documents(self, view: SeatView) -> list[SeatDocument]:
+        """The documents `view`'s seat may read: the game's hook, else its plain private reading."""
+        return self.documents(view) if self.documents is not None else told_documents(view)
 
     def explain_win(self, match: MatchRecord) -> str:
         """`why_won` of a finished match, or "" (no hook, unfinished, or a record it cannot read)."""
@@ -433,6 +442,9 @@ def check_spec(spec: GameSpec) -> None:
         bad_bar = panel.kind == "bar" and not (panel.x and panel.y)
         if panel.kind not in ("table", "bar") or not panel.columns or bad_bar:
             raise GameSpecError(f"{where}: replay panel {panel.title!r} needs columns, and x and y for a bar chart")
+    if shown.documents is not None and not callable(shown.documents):
+        raise GameSpecError(f"{where}: presentation.documents must be a function of a seat's view that returns "
+                            "SeatDocuments")
     if shown.results is not None and not callable(shown.results):
         raise GameSpecError(f"{where}: presentation.results must be a function of the store and a ResultsScope "
                             "that returns a ResultsPage")

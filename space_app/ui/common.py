@@ -22,6 +22,18 @@ CSS = """
 .da-vote_result, .da-end {font-weight: 600;}
 .da-secret {color: #8e44ad;}
 .da-reason {color: #c0392b; font-size: 0.9em;}
+.da-who {font-weight: 400;}
+.da-kind {font-size: 0.75em; padding: 0 5px; border-radius: 6px; border: 1px solid var(--border-color-primary);
+  color: var(--body-text-color-subdued); white-space: nowrap;}
+.da-audience {font-size: 0.85em;}
+.da-meta {font-weight: 400;}
+/* a seat's documents (its script, its role card): read beside the game, scrolled on its own */
+.da-documents {max-height: 70vh; overflow-y: auto; padding: 8px 12px; border-radius: 8px;
+  background: var(--block-background-fill); line-height: 1.5;}
+.da-documents h3 {margin: 2px 0 6px;}
+.da-doc {margin: 6px 0;}
+.da-doc summary {cursor: pointer;}
+.da-doc-text {white-space: pre-wrap; overflow-wrap: anywhere; margin-top: 4px;}
 .da-prompt {border-left: 4px solid #e67e22; padding-left: 10px;}
 .da-spoiler summary {cursor: pointer;}
 .da-countdown {float: right; font-weight: 600; font-variant-numeric: tabular-nums;}

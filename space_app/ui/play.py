@@ -23,6 +23,7 @@ from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .calls_view import seat_calls_html
 from .common import game_choices, signed_in, visitor_of
+from .documents import documents_html
 from .i18n import LANGUAGES, Interface, language_choices, normal, text
 from .media import image_resolver
 from .replay import game_result, transcript_html, visible
@@ -193,6 +194,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
         with gr.Column(scale=2, elem_id="play-setup"):
+            # what the person's seat may read (its script, its role card): only while a person plays
+            documents = gr.HTML("", visible=False, elem_id="seat-documents")
             game = words(gr.Dropdown(choices=game_choices("en"), value=default.id, label=text("en", "play.game"),
                                      elem_id="play-game"), label="play.game", choices=game_choices)
             with gr.Row():
@@ -288,20 +291,22 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
-              choices: list[Any] | None = None, live: bool = False, turn: str = "", calls: str | None = None) -> tuple:
+              choices: list[Any] | None = None, live: bool = False, turn: str = "", calls: str | None = None,
+              papers: Any = None) -> tuple:
         """One update of the live area: status, transcript, question and its turn id, result,
         the person's reply box (left as it is while `live`), the choice buttons (None: left as
-        they are) and the person's own calls (None: left as they are). The question and its
-        turn id always change together."""
+        they are), the person's own calls and the seat's documents panel (None: left as they
+        are). The question and its turn id always change together."""
         buttons = choices if choices is not None else [gr.skip()] * MAX_CHOICES
         shown = person and choices is not None and any(u.get("visible") for u in choices)
         row = gr.update(visible=shown) if choices is not None else gr.skip()
         reply_box = gr.skip() if live else gr.update(visible=person)
         return (head, html_transcript, asked, turn, outcome, reply_box, row, *buttons,
-                gr.skip() if calls is None else calls)
+                gr.skip() if calls is None else calls, gr.skip() if papers is None else papers)
 
-    def closed(head: str, html_transcript: str, outcome: str = "", calls: str | None = None) -> tuple:
-        return frame(head, html_transcript, "", outcome, False, choice_updates(None), calls=calls)
+    def closed(head: str, html_transcript: str, outcome: str = "", calls: str | None = None,
+               papers: Any = None) -> tuple:
+        return frame(head, html_transcript, "", outcome, False, choice_updates(None), calls=calls, papers=papers)
 
     # `request` comes first: Gradio injects it by position, and cannot after `*seats`
     async def run(request: gr.Request, game_id: str, lang: str, seed_value: str, n_players: float, mine: str,
@@ -322,7 +327,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 api.plan, req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                 tag=HUMAN if person else VISITOR))
         except ApiError as exc:
-            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
+            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang),
+                         papers=gr.update(visible=False, value=""))
             return
         human = None
         extra: dict[str, SeatAgent] = {}
@@ -342,8 +348,10 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         names = dict(zip(spec.facts.seat_names(len(plan.seats), plan.settings), plan.seats, strict=True))
         if human is not None:
             names[mine] = human.name
+        # the seat's documents, shown to the person who plays it (drawn from that seat's view alone)
+        papers = documents_html(spec, [], mine, lang) if human is not None else ""
         yield frame(text(lang, "play.starting"), transcript_html([], language=lang), person=human is not None,
-                    choices=choice_updates(None), calls="")
+                    choices=choice_updates(None), calls="", papers=gr.update(visible=human is not None, value=papers))
         # the person's own calls, while the match runs: the record as it stands, with its seed
         # (kept on the server) so each call shows the observation the person was sent
         record = {"id": match_id, "game": game_id, "seed": plan.seed, "settings": plan.settings,
@@ -373,10 +381,13 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 asked = turn
                 mine_so_far = (seat_calls_html({**record, "events": [{**e.to_dict(), "seq": e.seq} for e in events]},
                                                events, mine, lang, names) if human is not None else None)
+                # with every update: the page may skip an update (it draws the newest one), and the
+                # same text sent again is not drawn again, so the reader keeps their place
+                papers = gr.update(value=documents_html(spec, events, mine, lang)) if human is not None else None
                 yield frame(text(lang, "play.live", match=match_id),
                             transcript_html(public, names, image=pictures, language=lang),
                             _prompt_html(question, lang), person=human is not None, choices=buttons, live=True,
-                            turn=turn, calls=mine_so_far)
+                            turn=turn, calls=mine_so_far, papers=papers)
                 if task.done() and queue.empty():
                     break
             outcome = task.result()
@@ -387,10 +398,14 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             LIVE.pop(session, None)
             if human is not None:
                 HUMANS.pop(request.session_hash or visitor, None)
+        # the seat's documents stay to read after the end (drawn once more: the page may have
+        # skipped the last live update)
+        papers = gr.update(value=documents_html(spec, events, mine, lang)) if human is not None else None
         if outcome["status"] == "aborted":
             stored = spec.rules.events.parse_all(api.get_match(match_id)["events"])
             yield closed(text(lang, "play.stopped", match=match_id, reason=markdown_text(outcome["error"])),
-                         transcript_html(visible(stored, seat_view), names, image=pictures, language=lang))
+                         transcript_html(visible(stored, seat_view), names, image=pictures, language=lang),
+                         papers=papers)
             return
         match = api.get_match(outcome["match_id"])
         names = {s["seat"]: s["agent_name"] for s in match["seats"]}
@@ -400,9 +415,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         yield closed(text(lang, "play.finished", match=outcome["match_id"], link=link),
                      transcript_html(final_events, names, image=pictures, language=lang),
                      game_result(match, spec),
-                     calls=seat_calls_html(match, every, mine, lang, names) if human is not None else None)
+                     calls=seat_calls_html(match, every, mine, lang, names) if human is not None else None,
+                     papers=papers)
 
-    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, my_calls]
+    live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, my_calls,
+                    documents]
     start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 

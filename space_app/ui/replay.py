@@ -50,34 +50,53 @@ def _line(e: Event, names: dict[str, str], fold_setup: bool, image: Callable[[st
     return line[:end] + pictures + line[end:]
 
 
+def speaker_name(e: Event, language: str) -> str:
+    """Who says the line: its seat, or the game itself (in the page's language)."""
+    who = e.said_by()
+    return text(language, "replay.host") if who == "host" else who
+
+
+def audience(e: Event, language: str) -> str:
+    """Who saw a line that not everyone saw: the seats it names, or spectators only; "" for a
+    public line."""
+    if e.visible_to is None:
+        return ""
+    if not e.visible_to:
+        return text(language, "replay.spectators_only")
+    seen_by = ", ".join(f"<b>{html_text(seat)}</b>" for seat in e.visible_to)
+    return text(language, "replay.only_seen_by", who=seen_by)
+
+
+def _meta(e: Event, names: dict[str, str], language: str) -> str:
+    """The line's speaker (with the agent that plays the seat) and its kind in words, and who
+    saw it when not everyone did: every line carries them, whatever its style."""
+    who = e.said_by()
+    agent = (f" <span class='da-agent'>({html_text(names[who])})</span>" if who in names else "")
+    seen = audience(e, language)
+    seen = f" <i class='da-audience'>{seen}</i>" if seen else ""
+    return (f"<span class='da-who'><b>{html_text(speaker_name(e, language))}</b>{agent}</span> "
+            f"<span class='da-kind'>{html_text(e.word(language))}</span>{seen}")
+
+
 def _text_line(e: Event, names: dict[str, str], fold_setup: bool, language: str,
                reasons: Mapping[int, str] | None) -> str:
-    """One line drawn from what the kind declares of itself (icon, style, reason)."""
+    """One line drawn from what the kind declares of itself (icon, style, words, reason)."""
     if e.style == "hidden":
         return ""
     icon = e.icon
-    actor = e.actor
-    who = f"<b>{html_text(actor)}</b>" + (
-        f" <span class='da-agent'>({html_text(names[actor])})</span>" if actor in names else "")
-    words = html_text(e.text)
+    meta = _meta(e, names, language)
+    words = html_text(e.shown_text())
     cls = f"da-ev da-{html_text(e.kind)}"
-    if e.style == "said":
-        return f"<div class='{cls}'>{icon} {who}: {words}</div>"
     if e.style == "heading":
-        return f"<div class='{cls}'><h4>{icon} {words}</h4></div>"
+        return f"<div class='{cls}'><h4>{icon} {words} <small class='da-meta'>{meta}</small></h4></div>"
     if e.style == "spoiler" and fold_setup:
         # the spectators' hidden truth (who the spy is) folded away: a replay must not spoil itself
-        return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} "
+        return (f"<details class='{cls} da-secret da-spoiler'><summary>{icon} {meta}: "
                 f"<i>{text(language, 'replay.hidden_setup')}</i></summary><i>{words}</i></details>")
-    if e.style in ("secret", "spoiler"):
-        # who saw it is its audience (the evil team told by the host), not who sent it
-        seen_by = ", ".join(f"<b>{html_text(seat)}</b>" for seat in e.visible_to or ())
-        label = (text(language, "replay.only_seen_by", who=seen_by) if e.style == "secret" and e.visible_to
-                 else text(language, "replay.spectators_only"))
-        return f"<div class='{cls} da-secret'>{icon} <i>{label} {words}</i></div>"
     why = reason_for(e, reasons)
     why = f" <span class='da-reason'>— {html_text(why)}</span>" if why else ""
-    return f"<div class='{cls}'>{icon} {words}{why}</div>"
+    secret = " da-secret" if e.style in ("secret", "spoiler") else ""
+    return f"<div class='{cls}{secret}'>{icon} {meta}: <span class='da-words'>{words}</span>{why}</div>"
 
 
 def transcript_html(events: list[Event], names: dict[str, str] | None = None,

@@ -18,6 +18,7 @@ from ..run_log import RunLogError, read_log_file
 from ..safe_text import markdown_text
 from .calls_view import calls_html
 from .common import when
+from .documents import documents_html
 from .i18n import LANGUAGES, Interface, language_choices, language_of, normal, text
 from .media import image_resolver
 from .replay import MARKER_COLUMNS, SPECTATOR, game_result, markers, transcript_html, visible
@@ -62,13 +63,13 @@ def view_events(match: dict[str, Any] | None, view: str | None) -> list[Event]:
 
 def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bool = False,
                 language: str | None = None) -> tuple:
-    """(position, transcript, result, markers, calls, *every panel slot) at 1-based `step`; the
-    result (and the spectators' hidden setup) shows only at the last step or when `reveal`
-    is asked for, so a replay never spoils itself. Slots of other games than the match's
+    """(position, transcript, result, markers, calls, documents, *every panel slot) at 1-based
+    `step`; the result (and the spectators' hidden setup) shows only at the last step or when
+    `reveal` is asked for, so a replay never spoils itself. Slots of other games than the match's
     are left as they are. Worded in the match's language (`language`: with no match)."""
     if not match:
         return ("", italic(text(normal(language), "watch.open_prompt")), "",
-                pd.DataFrame(columns=MARKER_COLUMNS), "", *(empty_frame(panel) for _, panel in SLOTS))
+                pd.DataFrame(columns=MARKER_COLUMNS), "", "", *(empty_frame(panel) for _, panel in SLOTS))
     lang = language_of(match)
     seat = None if view in (None, "", SPECTATOR) else view
     every = typed_events(match)
@@ -84,12 +85,15 @@ def render_step(match: dict[str, Any] | None, view: str, step: float, reveal: bo
     marks = [m for m in markers(every) if m["seq"] is not None and m["seq"] <= upto_seq
              and (seat is None or m["seat"] == seat)]
     panels = [panel.build(events, index) if game == match["game"] else gr.skip() for game, panel in SLOTS]
-    pictures = image_resolver(get_game(match["game"]))
+    spec = get_game(match["game"])
+    pictures = image_resolver(spec)
     reasons = call_reasons(every) if seat is None else None
+    # what the chosen seat may read, as it stood at this step (its script, its role card)
+    papers = documents_html(spec, events[: index + 1], seat, lang)
     return (position, transcript_html(events, names, index, fold_setup=not shown, image=pictures, language=lang,
                                       reasons=reasons),
             result_for(match, seat, shown),
-            marker_frame(marks, lang), step_calls(match, every, events, index, seat), *panels)
+            marker_frame(marks, lang), step_calls(match, every, events, index, seat), papers, *panels)
 
 
 def step_calls(match: dict[str, Any], every: list[Event], events: list[Event], index: int, seat: str | None) -> str:
@@ -221,6 +225,8 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
             transcript = words.resting(gr.HTML(italic(text("en", "watch.open_prompt")), elem_id="replay-transcript"),
                                        "watch.open_prompt", italic)
         with gr.Column(scale=2, min_width=300):
+            # the chosen seat's script or role card, beside its transcript
+            documents = gr.HTML("", elem_id="replay-documents")
             result = gr.Markdown("", elem_id="replay-result", elem_classes="da-table")
             marks = words(gr.Dataframe(pd.DataFrame(columns=MARKER_COLUMNS), label=text("en", "watch.markers"),
                                        interactive=False, max_height=220), label="watch.markers")
@@ -272,7 +278,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
         log_note = gr.Markdown("", elem_id="run-log-note")
     log_matches = gr.State({})
 
-    step_outputs = [position, transcript, result, marks, calls, *slots]
+    step_outputs = [position, transcript, result, marks, calls, documents, *slots]
     step_inputs = [match_state, view, step, reveal]
 
     def refused(reason: object, page_language: str | None):

@@ -28,6 +28,7 @@ from ...core.spec import (
 )
 from . import quizset, study
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
+from .documents import documents
 from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
@@ -109,6 +110,7 @@ SPEC = register(GameSpec(
         view=VIEW,
         why_won=why_won,
         results=partial(results_page, columns=METRIC_COLUMNS),
+        documents=documents,
     ),
     house=HouseAgents(
         agents={

@@ -37,6 +37,7 @@ class Start(Event):
     """The table: the players, how many are good and evil, the roles in play and the quests."""
 
     kind: Literal["start"] = "start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "start"}
     seats: list[str] = Field(default_factory=list, description="the seats in clockwise order")
     players: int = Field(default=0, description="how many players")
     good_count: int = Field(default=0, description="how many are good")
@@ -55,6 +56,7 @@ class QuestStart(Event):
     """A quest begins: its team size, the Fail cards that fail it, the score and the leader."""
 
     kind: Literal["quest_start"] = "quest_start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quest"}
     quest: int = Field(default=0, description="the quest, 1-5")
     size: int = Field(default=0, description="players on its team")
     fails_needed: int = Field(default=1, description="Fail cards that fail it")
@@ -71,6 +73,7 @@ class Proposal(Event):
     """The leader's team for the quest (an invalid proposal already completed by the rules)."""
 
     kind: Literal["proposal"] = "proposal"
+    kind_words: ClassVar[dict[str, str]] = {"en": "proposal"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="which proposal of the quest, 1-5")
     leader: str = Field(default="", description="who proposed it")
@@ -85,6 +88,7 @@ class Intentions(Event):
     spectators only): the intentions it selected, what it changed them to, THINK, errors."""
 
     kind: Literal["intentions"] = "intentions"
+    kind_words: ClassVar[dict[str, str]] = {"en": "intentions"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal being discussed")
     notes: dict[str, Any] = Field(default_factory=dict, description="the agent's notes as it gave them "
@@ -98,6 +102,7 @@ class Statement(Event):
     """What a seat said in the discussion of a proposal (its `text`)."""
 
     kind: Literal["statement"] = "statement"
+    kind_words: ClassVar[dict[str, str]] = {"en": "statement"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal being discussed")
 
@@ -110,6 +115,7 @@ class Silence(Event):
     """A seat said nothing usable in its turn to discuss."""
 
     kind: Literal["silence"] = "silence"
+    kind_words: ClassVar[dict[str, str]] = {"en": "silence"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal being discussed")
     reason: str = Field(default="", description="why: an empty statement, or why the reply was unusable")
@@ -125,6 +131,7 @@ class Revision(Event):
     """After the discussion the leader keeps or changes the team."""
 
     kind: Literal["revision"] = "revision"
+    kind_words: ClassVar[dict[str, str]] = {"en": "revision"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal")
     leader: str = Field(default="", description="the leader")
@@ -140,6 +147,7 @@ class TeamVote(Event):
     """One seat's vote on the team (an unreadable or missing vote counts as reject)."""
 
     kind: Literal["team_vote"] = "team_vote"
+    kind_words: ClassVar[dict[str, str]] = {"en": "team vote"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal")
     vote: str = Field(default="", description="approve | reject")
@@ -153,6 +161,7 @@ class VoteResult(Event):
     """The team vote's outcome (or the fifth proposal approved without a vote)."""
 
     kind: Literal["vote_result"] = "vote_result"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote result"}
     quest: int = Field(default=0, description="the quest")
     attempt: int = Field(default=1, description="the proposal")
     leader: str = Field(default="", description="who proposed the team")
@@ -172,6 +181,7 @@ class QuestCard(Event):
     """One team member's card, as counted (spectators only: only the Fail count is public)."""
 
     kind: Literal["quest_card"] = "quest_card"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quest card"}
     quest: int = Field(default=0, description="the quest")
     member: str = Field(default="", description="who played it")
     card: str = Field(default="", description="success | fail, as counted")
@@ -186,6 +196,7 @@ class QuestResult(Event):
     """A quest's outcome: its team, the Fail cards and the score."""
 
     kind: Literal["quest_result"] = "quest_result"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quest result"}
     quest: int = Field(default=0, description="the quest")
     team: list[str] = Field(default_factory=list, description="the team that went")
     size: int = Field(default=0, description="its size")
@@ -205,6 +216,7 @@ class AssassinationPhase(Event):
     """Three quests succeeded: the Assassin may name Merlin."""
 
     kind: Literal["assassination_phase"] = "assassination_phase"
+    kind_words: ClassVar[dict[str, str]] = {"en": "assassination"}
     quest: int = Field(default=0, description="the quest the game stands at")
 
     icon: ClassVar[str] = "🗡️"
@@ -216,6 +228,7 @@ class EvilReveal(Event):
     """Before the assassination the evil players reveal themselves to each other (evil seats only)."""
 
     kind: Literal["evil_reveal"] = "evil_reveal"
+    kind_words: ClassVar[dict[str, str]] = {"en": "evil revealed"}
     evil: list[str] = Field(default_factory=list, description="every evil seat")
 
     icon: ClassVar[str] = "😈"
@@ -227,6 +240,7 @@ class EvilTalk(Event):
     """An evil seat's word to its team on whom to name as Merlin (evil seats only)."""
 
     kind: Literal["evil_talk"] = "evil_talk"
+    kind_words: ClassVar[dict[str, str]] = {"en": "evil talk"}
     silent: bool = Field(default=False, description="it said nothing (the text says so)")
 
     icon: ClassVar[str] = "🤫"
@@ -238,6 +252,7 @@ class Assassination(Event):
     """The Assassin's shot at Merlin (an invalid or missing name is a miss)."""
 
     kind: Literal["assassination"] = "assassination"
+    kind_words: ClassVar[dict[str, str]] = {"en": "assassin's shot"}
     assassin: str = Field(default="", description="the Assassin")
     target: str | None = Field(default=None, description="the seat named, None when no seat was")
     hit: bool = Field(default=False, description="the target is Merlin")
@@ -252,16 +267,23 @@ class Quizzes(Event):
     """The game is decided: the end-of-game quizzes come before the roles are revealed."""
 
     kind: Literal["quizzes"] = "quizzes"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quizzes"}
     quizzes: list[str] = Field(default_factory=list, description="the quizzes asked (summarise, guess, deduce)")
 
     icon: ClassVar[str] = "📝"
     in_history: ClassVar[bool] = True
 
 
+# each end-of-game quiz in words, as a transcript line names it
+QUIZ_WORDS = {"summarise": "own-intentions", "guess": "guess-the-intention",
+              "deduce": "who-is-evil"}
+
+
 class QuizQuestion(Event):
     """One end-of-game question to one seat (that seat only); the instruction is the text."""
 
     kind: Literal["quiz_question"] = "quiz_question"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quiz question"}
     quiz: str = Field(default="", description="summarise | guess | deduce")
     options: list[str] = Field(default_factory=list, description="the labels it may pick")
     pick: int = Field(default=1, description="how many to pick")
@@ -272,13 +294,16 @@ class QuizQuestion(Event):
     evil_total: int | None = Field(default=None, description="deduction: the evil players in all")
 
     icon: ClassVar[str] = "❓"
-    style: ClassVar[Style] = "secret"
+    # the question is the seat's prompt (its instruction): asked in the prompt box, never a
+    # transcript line (six copies of it would end every spectator's transcript)
+    style: ClassVar[Style] = "hidden"
 
 
 class QuizAnswer(Event):
     """A seat's answer to its question, as read (that seat only)."""
 
     kind: Literal["quiz_answer"] = "quiz_answer"
+    kind_words: ClassVar[dict[str, str]] = {"en": "quiz answer"}
     quiz: str = Field(default="", description="summarise | guess | deduce")
     picks: list[str] = Field(default_factory=list, description="the options it named, in order")
     pick: int = Field(default=1, description="how many it was asked for")
@@ -292,11 +317,17 @@ class QuizAnswer(Event):
     def why(self) -> str:
         return self.problem
 
+    def shown_text(self) -> str:
+        # the stored text names the quiz by its code ("the deduce question"): said in words
+        asked = QUIZ_WORDS.get(self.quiz, "end-of-game")
+        return f"{self.actor} answers the {asked} question: {', '.join(self.picks) or 'nothing usable'}."
+
 
 class GameOver(Event):
     """The end: the winning side, the rule that decided it, and the roles revealed."""
 
     kind: Literal["game_over"] = "game_over"
+    kind_words: ClassVar[dict[str, str]] = {"en": "result"}
     winner: str = Field(default="", description="good | evil")
     reason: str = Field(default="", description="five_rejections | three_fails | merlin_assassinated | "
                         "merlin_survived")

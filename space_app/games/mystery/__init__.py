@@ -42,6 +42,7 @@ from .catalog import (
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
 from .coe.results import results_page
+from .documents import documents
 from .events import KINDS, MysterySetup
 from .metrics import history, records, row
 from .quizzes import suite_items
@@ -148,6 +149,7 @@ SPEC = register(GameSpec(
     presentation=Presentation(
         view=VIEW,
         why_won=why_won,
+        documents=documents,
         image_file=image_path,
         value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
                             "role": "身份", "side": "阵营"}},

@@ -44,6 +44,7 @@ class Start(Event):
     """The case told to everyone: the script's title, its background and the cast."""
 
     kind: Literal["start"] = "start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "the case", "zh": "案情"}
     script: str = Field(default="", description="the script's id")
     title: str = Field(default="", description="the script's title")
     language: str = Field(default="en", description="the script's language (en, zh)")
@@ -62,6 +63,7 @@ class Clue(Event):
     caption as text, its file reference in `images`, shown to every seat)."""
 
     kind: Literal["clue"] = "clue"
+    kind_words: ClassVar[dict[str, str]] = {"en": "clue", "zh": "线索"}
     clue: str = Field(default="", description="the clue's id in the script")
     title: str = Field(default="", description="a text clue's title; an image clue's id")
     image_kind: str | None = Field(default=None, description="an image clue's kind (text-rich, media-rich); "
@@ -82,6 +84,7 @@ class Phase(Event):
     speaking order."""
 
     kind: Literal["phase"] = "phase"
+    kind_words: ClassVar[dict[str, str]] = {"en": "phase", "zh": "阶段"}
     phase: str = Field(default="", description="introduction | discussion | reasoning | vote")
     order: list[str] = Field(default_factory=list, description="the seats in the order they are asked")
 
@@ -106,6 +109,7 @@ class Introduction(Speech):
     """A character introduces itself."""
 
     kind: Literal["introduction"] = "introduction"
+    kind_words: ClassVar[dict[str, str]] = {"en": "introduction", "zh": "自我介绍"}
     icon: ClassVar[str] = "🙋"
 
 
@@ -113,12 +117,14 @@ class Statement(Speech):
     """A character shares and analyses clues in a discussion round."""
 
     kind: Literal["statement"] = "statement"
+    kind_words: ClassVar[dict[str, str]] = {"en": "statement", "zh": "发言"}
 
 
 class Question(Speech):
     """A character asks the character it chose to question."""
 
     kind: Literal["question"] = "question"
+    kind_words: ClassVar[dict[str, str]] = {"en": "question", "zh": "提问"}
     target: str = Field(default="", description="the character questioned")
 
     icon: ClassVar[str] = "❓"
@@ -128,6 +134,7 @@ class Answer(Speech):
     """The questioned character answers."""
 
     kind: Literal["answer"] = "answer"
+    kind_words: ClassVar[dict[str, str]] = {"en": "answer", "zh": "回答"}
     asker: str = Field(default="", description="the character who asked")
     question: str = Field(default="", description="what it asked")
 
@@ -138,6 +145,7 @@ class Reasoning(Speech):
     """A character states whom it suspects, the motive and the method."""
 
     kind: Literal["reasoning"] = "reasoning"
+    kind_words: ClassVar[dict[str, str]] = {"en": "reasoning", "zh": "推理"}
     icon: ClassVar[str] = "🧠"
 
 
@@ -149,6 +157,7 @@ class Silence(Event):
     left unasked is not answered."""
 
     kind: Literal["silence"] = "silence"
+    kind_words: ClassVar[dict[str, str]] = {"en": "silence", "zh": "沉默"}
     phase: str = Field(default="", description="the turn it kept silent in (as a speech's `phase`)")
     reason: str = Field(default="", description="'empty reply', or why the reply could not be used")
     target: str | None = Field(default=None, description="in the question turn: the character it was to question")
@@ -167,6 +176,7 @@ class QuestionTarget(Event):
     it named no other character."""
 
     kind: Literal["question_target"] = "question_target"
+    kind_words: ClassVar[dict[str, str]] = {"en": "questioning", "zh": "质询对象"}
     asker: str = Field(default="", description="the character asking")
     target: str = Field(default="", description="the character questioned")
     chosen: bool = Field(default=False, description="the asker chose it (False: it went to a character by default)")
@@ -179,6 +189,7 @@ class Vote(Event):
     """A character's final vote (all are cast at once, then shown)."""
 
     kind: Literal["vote"] = "vote"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote", "zh": "投票"}
     vote: str | None = Field(default=None, description="the character named; None: it abstained")
 
     icon: ClassVar[str] = "🗳️"
@@ -189,6 +200,7 @@ class VoteResult(Event):
     """The final votes counted."""
 
     kind: Literal["vote_result"] = "vote_result"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote result", "zh": "投票结果"}
     counts: dict[str, int] = Field(default_factory=dict, description="character -> votes naming it")
     abstained: int = Field(default=0, description="how many abstained")
 
@@ -200,6 +212,7 @@ class GameOver(Event):
     """The verdict, the murderer and the solution revealed."""
 
     kind: Literal["game_over"] = "game_over"
+    kind_words: ClassVar[dict[str, str]] = {"en": "result", "zh": "结果"}
     winner: str = Field(default="", description="innocents | murderer | draw")
     murderer: str = Field(default="", description="the murderer's seat")
     roles: dict[str, str] = Field(default_factory=dict, description="seat -> murderer | innocent")

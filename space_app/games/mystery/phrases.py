@@ -30,6 +30,7 @@ PHRASES = Phrasebook({
                          "({chars:,} characters) is attached whole; no other character has seen it."),
         "your_task": "Your task: {task} ",
         "script_title": "Your script: {name} ({chars:,} characters)",
+        "card_title": "Your character: {name}",
         # each phase's announcement
         "phase_introduction": "Introductions, in this order: {order}.",
         "phase_discussion": ("Discussion round {round} of {rounds}: {order} share clues in this order, then each "
@@ -102,6 +103,7 @@ PHRASES = Phrasebook({
                          "其他角色都没有看过。"),
         "your_task": "你的任务：{task}",
         "script_title": "你的剧本：{name}（{chars}字）",
+        "card_title": "你的角色：{name}",
         "phase_introduction": "自我介绍，顺序：{order}。",
         "phase_discussion": "讨论第{round}轮：按顺序{order}分享线索，然后按同一顺序各自提问。",
         "phase_reasoning": "推理，顺序：{order}。",

@@ -28,6 +28,7 @@ class Start(Event):
     """The game begins: the players and the opener are announced to everyone."""
 
     kind: Literal["start"] = "start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "start", "zh": "开始"}
     seats: list[str] = Field(default_factory=list, description="every seat, in seat order")
     opener: str = Field(default="", description="the seat that speaks first")
 
@@ -39,6 +40,7 @@ class RoundStart(Event):
     """A round begins (its number is the envelope's `round`), with its speaking order."""
 
     kind: Literal["round_start"] = "round_start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "round", "zh": "回合"}
     order: list[str] = Field(default_factory=list, description="the surviving seats in speaking order")
 
     icon: ClassVar[str] = "🔔"
@@ -50,6 +52,7 @@ class Statement(Event):
     """A seat's description of its word, as everyone sees it (the text is the statement)."""
 
     kind: Literal["statement"] = "statement"
+    kind_words: ClassVar[dict[str, str]] = {"en": "statement", "zh": "发言"}
     truncated: bool = Field(default=False, description="the reply was cut to the game's length limit")
     foul: bool = Field(default=False, description="shown, but a foul (it repeats an earlier statement, "
                                                   "or is a skip); the `foul` event follows it")
@@ -64,6 +67,7 @@ class Foul(Event):
     seat is eliminated after the round's statements."""
 
     kind: Literal["foul"] = "foul"
+    kind_words: ClassVar[dict[str, str]] = {"en": "foul", "zh": "犯规"}
     reason: str = Field(default="", description="why, in English (metrics and markers read it)")
     status: str = Field(default="ok", description="the reply's status: ok | timeout | error | unparseable")
     shown: str = Field(default="", description="what the other seats were shown of the statement "
@@ -85,6 +89,7 @@ class WithheldStatement(Event):
     """A statement that held its speaker's own word: spectators see it, the seats do not."""
 
     kind: Literal["withheld_statement"] = "withheld_statement"
+    kind_words: ClassVar[dict[str, str]] = {"en": "withheld statement", "zh": "被扣下的发言"}
 
     icon: ClassVar[str] = "🙈"
     style: ClassVar[Style] = "secret"
@@ -94,6 +99,7 @@ class Elimination(Event):
     """A seat leaves the game (the actor): for a foul, or voted out."""
 
     kind: Literal["elimination"] = "elimination"
+    kind_words: ClassVar[dict[str, str]] = {"en": "elimination", "zh": "淘汰"}
     reason: str = Field(default="", description="'foul' or 'vote'")
 
     icon: ClassVar[str] = "❌"
@@ -108,6 +114,7 @@ class Vote(Event):
     """One seat's vote (the actor), or its abstention."""
 
     kind: Literal["vote"] = "vote"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote", "zh": "投票"}
     target: str | None = Field(default=None, description="the seat voted for; None: an abstention")
     reason: str = Field(default="", description="why it counts as an abstention ('abstained', a failed "
                                                 "reply, a name not on the list); '' for a vote cast")
@@ -123,6 +130,7 @@ class VoteResult(Event):
     """The round's tally: the seat with the most votes is out; a tie, or no votes, puts nobody out."""
 
     kind: Literal["vote_result"] = "vote_result"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote result", "zh": "投票结果"}
     tally: dict[str, int] = Field(default_factory=dict, description="seat -> votes received")
     eliminated: str | None = Field(default=None, description="the seat voted out, or None")
 
@@ -134,6 +142,7 @@ class End(Event):
     """The game is over: the winning side, every seat's role, word and score."""
 
     kind: Literal["end"] = "end"
+    kind_words: ClassVar[dict[str, str]] = {"en": "result", "zh": "结果"}
     winner: str = Field(default="", description="'spy' or 'civilian'")
     roles: dict[str, str] = Field(default_factory=dict, description="seat -> 'spy' or 'civilian'")
     words: dict[str, str] = Field(default_factory=dict, description="seat -> its word")

@@ -28,6 +28,7 @@ from ...core.spec import (
 )
 from . import studies
 from .agents import RandomWerewolfAgent, RuleWerewolfAgent
+from .documents import documents
 from .events import KINDS
 from .metrics import history, records, row
 from .roles import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
@@ -89,6 +90,7 @@ SPEC = register(GameSpec(
     presentation=Presentation(
         view=VIEW,
         why_won=why_won,
+        documents=documents,
         value_words={"zh": {"werewolf": "狼人", "seer": "预言家", "doctor": "医生", "villager": "村民", "witch": "女巫",
                             "hunter": "猎人", "village": "好人阵营", "werewolves": "狼人阵营", "role": "身份",
                             "team": "阵营"}},

@@ -36,6 +36,7 @@ class Start(Event):
     discussion protocol and the limits."""
 
     kind: Literal["start"] = "start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "start", "zh": "开始"}
     seats: list[str] = Field(default_factory=list)
     role_counts: dict[str, int] = Field(default_factory=dict, description="role -> how many are in play")
     teams: list[str] = Field(default_factory=list, description="the two teams' names")
@@ -51,6 +52,7 @@ class NightStart(Event):
     """Night N falls (round N is night N and the day after it)."""
 
     kind: Literal["night_start"] = "night_start"
+    kind_words: ClassVar[dict[str, str]] = {"en": "night", "zh": "夜晚"}
     night: int = 0
     alive: list[str] = Field(default_factory=list)
 
@@ -63,6 +65,7 @@ class WolfTalk(Event):
     """One wolf's line in the wolves' night discussion (the wolves and spectators only)."""
 
     kind: Literal["wolf_talk"] = "wolf_talk"
+    kind_words: ClassVar[dict[str, str]] = {"en": "werewolf talk", "zh": "狼人夜聊"}
     night: int = 0
     silent: bool = Field(default=False, description="it said nothing usable")
 
@@ -76,6 +79,7 @@ class WolfVote(Event):
     None: no usable vote."""
 
     kind: Literal["wolf_vote"] = "wolf_vote"
+    kind_words: ClassVar[dict[str, str]] = {"en": "werewolf vote", "zh": "狼人投票"}
     night: int = 0
     target: str | None = None
 
@@ -89,6 +93,7 @@ class WolfChoice(Event):
     the tied seats when there was a tie and how it was broken; `target` None: no kill."""
 
     kind: Literal["wolf_choice"] = "wolf_choice"
+    kind_words: ClassVar[dict[str, str]] = {"en": "werewolves' choice", "zh": "狼人的选择"}
     night: int = 0
     target: str | None = None
     tally: dict[str, int] = Field(default_factory=dict)
@@ -105,6 +110,7 @@ class SeerCheck(Event):
     role under the `seer_sees: role` setting."""
 
     kind: Literal["seer_check"] = "seer_check"
+    kind_words: ClassVar[dict[str, str]] = {"en": "seer's vision", "zh": "预言家查验"}
     night: int = 0
     target: str | None = None
     result: str = Field(default="", description="werewolves | village (or the role)")
@@ -119,6 +125,7 @@ class DoctorProtect(Event):
     """Whom the Doctor protected this night (the Doctor and spectators only)."""
 
     kind: Literal["doctor_protect"] = "doctor_protect"
+    kind_words: ClassVar[dict[str, str]] = {"en": "doctor's protection", "zh": "医生守护"}
     night: int = 0
     target: str | None = None
 
@@ -131,6 +138,7 @@ class WitchWake(Event):
     """The Witch is told the wolves' victim and her potions left (the Witch and spectators)."""
 
     kind: Literal["witch_wake"] = "witch_wake"
+    kind_words: ClassVar[dict[str, str]] = {"en": "witch wakes", "zh": "女巫醒来"}
     night: int = 0
     victim: str | None = None
     heal_left: bool = False
@@ -146,6 +154,7 @@ class WitchAction(Event):
     player, or nothing."""
 
     kind: Literal["witch_action"] = "witch_action"
+    kind_words: ClassVar[dict[str, str]] = {"en": "witch's potion", "zh": "女巫用药"}
     night: int = 0
     action: Literal["save", "poison", "none"] = "none"
     target: str | None = None
@@ -161,6 +170,7 @@ class NightResolution(Event):
     and who died of what."""
 
     kind: Literal["night_resolution"] = "night_resolution"
+    kind_words: ClassVar[dict[str, str]] = {"en": "night's outcome", "zh": "夜晚结果"}
     night: int = 0
     victim: str | None = None
     protected: str | None = None
@@ -177,6 +187,7 @@ class Dawn(Event):
     shows of each (`revealed`: seat -> team or role; empty under `reveal: none`)."""
 
     kind: Literal["dawn"] = "dawn"
+    kind_words: ClassVar[dict[str, str]] = {"en": "dawn", "zh": "天亮"}
     day: int = 0
     deaths: list[str] = Field(default_factory=list)
     revealed: dict[str, str] = Field(default_factory=dict)
@@ -192,6 +203,7 @@ class Bids(Event):
     and who got the floor (None: everyone passed and the discussion ended)."""
 
     kind: Literal["bids"] = "bids"
+    kind_words: ClassVar[dict[str, str]] = {"en": "bids", "zh": "争取发言"}
     day: int = 0
     turn: int = 0
     bids: dict[str, int] = Field(default_factory=dict)
@@ -206,6 +218,7 @@ class Statement(Event):
     discussion, in its defence before a run-off, or its last words after being voted out."""
 
     kind: Literal["statement"] = "statement"
+    kind_words: ClassVar[dict[str, str]] = {"en": "statement", "zh": "发言"}
     day: int = 0
     turn: int = Field(default=0, description="the discussion round (round-robin, parallel) or floor turn (bidding)")
     phase: StatementPhase = "discussion"
@@ -219,6 +232,7 @@ class Silence(Event):
     """A player whose turn to speak gave nothing usable (an empty, failed or late reply)."""
 
     kind: Literal["silence"] = "silence"
+    kind_words: ClassVar[dict[str, str]] = {"en": "silence", "zh": "沉默"}
     day: int = 0
     turn: int = 0
     phase: StatementPhase = "discussion"
@@ -233,6 +247,7 @@ class DayVote(Event):
     """One player's elimination vote (`target` None: it abstained or gave no usable vote)."""
 
     kind: Literal["day_vote"] = "day_vote"
+    kind_words: ClassVar[dict[str, str]] = {"en": "day vote", "zh": "白天投票"}
     day: int = 0
     target: str | None = None
     runoff: bool = False
@@ -246,6 +261,7 @@ class VoteResult(Event):
     a run-off, or nobody out)."""
 
     kind: Literal["vote_result"] = "vote_result"
+    kind_words: ClassVar[dict[str, str]] = {"en": "vote result", "zh": "投票结果"}
     day: int = 0
     tally: dict[str, int] = Field(default_factory=dict)
     tied: list[str] = Field(default_factory=list)
@@ -261,6 +277,7 @@ class Elimination(Event):
     """A player voted out, with what the reveal setting shows of it."""
 
     kind: Literal["elimination"] = "elimination"
+    kind_words: ClassVar[dict[str, str]] = {"en": "voted out", "zh": "放逐"}
     day: int = 0
     seat: str = ""
     revealed: str | None = None
@@ -274,6 +291,7 @@ class HunterShot(Event):
     setting shows of the player shot."""
 
     kind: Literal["hunter_shot"] = "hunter_shot"
+    kind_words: ClassVar[dict[str, str]] = {"en": "hunter's shot", "zh": "猎人开枪"}
     day: int = 0
     when: Literal["night", "day"] = Field(default="day", description="the Hunter died in the night, or by day")
     target: str | None = None
@@ -287,6 +305,7 @@ class GameOver(Event):
     """The end: the winning team, why, and every role revealed."""
 
     kind: Literal["game_over"] = "game_over"
+    kind_words: ClassVar[dict[str, str]] = {"en": "result", "zh": "结果"}
     winner: str = ""
     reason: Literal["wolves_out", "parity", "day_limit"] = "wolves_out"
     roles: dict[str, str] = Field(default_factory=dict)
