@@ -136,6 +136,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=3, help="tournaments per side, taking turns")
     parser.add_argument("--startup-only", action="store_true", help="the start-up figures alone (no tournament)")
+    parser.add_argument("--tournament-only", action="store_true",
+                        help="the tournament and verify figures alone (no start-up figures)")
     parser.add_argument("--bytecode", choices=["as-set", "cached"], default="as-set",
                         help="as-set: the environment's PYTHONDONTWRITEBYTECODE as it is (default); cached: "
                              "interpreters write and read __pycache__")
@@ -146,14 +148,15 @@ def main() -> None:
     compiled = "from .pyc files" if "PYTHONDONTWRITEBYTECODE" not in ENV else "compiled from source (no .pyc)"
     print(f"python {sys.version.split()[0]}; median of {args.repeats} fresh interpreters per start-up figure; "
           f"modules {compiled}\n")
-    ups = startup(sides, args.repeats)
-    print(f"{'start-up':44} {'before':>10} {'after':>10}")
-    for key in ups["after"]:
-        b, a = ups["before"][key], ups["after"][key]
-        show = (lambda v: f"{v:10.3f}") if isinstance(a, float) else (lambda v: f"{v!s:>10}")
-        print(f"{key:44} {show(b)} {show(a)}")
-    for key in COMMANDS:
-        print(f"{key}: {ups['before'][key] / ups['after'][key]:.2f}x faster after")
+    if not args.tournament_only:
+        ups = startup(sides, args.repeats)
+        print(f"{'start-up':44} {'before':>10} {'after':>10}")
+        for key in ups["after"]:
+            b, a = ups["before"][key], ups["after"][key]
+            show = (lambda v: f"{v:10.3f}") if isinstance(a, float) else (lambda v: f"{v!s:>10}")
+            print(f"{key:44} {show(b)} {show(a)}")
+        for key in COMMANDS:
+            print(f"{key}: {ups['before'][key] / ups['after'][key]:.2f}x faster after")
     if args.startup_only:
         return
     print(f"\n{args.matches}-match house tournament into a fresh SQLite store, then verify every match "

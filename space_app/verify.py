@@ -73,7 +73,8 @@ ReplayMismatch = _Mismatch  # for readers of `replay` outside this module
 
 def _plain(event: Event) -> dict[str, Any]:
     # through JSON, as the store keeps it (tuples become lists)
-    return json.loads(json.dumps({k: event.to_dict()[k] for k in COMPARED}, default=str))
+    stored = event.to_dict()
+    return json.loads(json.dumps({k: stored[k] for k in COMPARED}, default=str))
 
 
 def _call(row: dict[str, Any], request: Request) -> Call:

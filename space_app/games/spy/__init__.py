@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.events import Event
 from ...core.registry import register
 from ...core.spec import (
     AgentKind,
@@ -43,9 +44,13 @@ from .studies import (
     reasoning,
 )
 from .view import VIEW, why_won
-from .words import WordPair, load_builtin_pairs, load_pairs
+from .words import WordPair, builtin_pair_keys, load_pairs, pair_key
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _kind(event: Any) -> Any:
+    return event.kind if isinstance(event, Event) else event.get("kind")
 
 
 def replay_note(match: dict) -> str | None:
@@ -53,14 +58,16 @@ def replay_note(match: dict) -> str | None:
     settings = match.get("settings") or {}
     if settings.get("pair"):
         return None
-    setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, SpySetup)), None)
-    if setup is None:
+    # only the setup is read (parsing every event of the match to find it cost more than the rest)
+    row = next((e for e in match.get("events") or [] if _kind(e) == SpySetup.kind_name()), None)
+    setup = KINDS.parse(row) if row is not None else None
+    if not isinstance(setup, SpySetup):
         return None
     try:
         drawn = WordPair.model_validate(setup.pair)
     except ValueError:  # stored before this arena refused such words: never a built-in pair
         return "its word pair is not one this arena accepts now, so it cannot be drawn again"
-    if drawn not in load_builtin_pairs(settings.get("language") or "en"):
+    if pair_key(drawn) not in builtin_pair_keys(settings.get("language") or "en"):
         return "its word pair was drawn from a pool given with the request, which is not stored with matches"
     return None
 

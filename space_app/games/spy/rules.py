@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -55,6 +56,7 @@ class SpySettings(BaseModel):
         return self.max_chars_zh if self.language == "zh" else self.max_chars_en
 
 
+@lru_cache(maxsize=8192)  # a pure function of its text, asked several times per statement
 def normalise_statement(text: str) -> str:
     """Case, width, punctuation and spacing do not make a statement new."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -234,19 +236,20 @@ class SpyGame(Game):
         why = ""  # the foul, if any: a REASON_KEYS entry
         # a person's own limit, not the game's
         seconds = f"{outcome.seconds or self.settings.seconds:g}"
+        said = normalise_statement(text)  # once: it is the statement's costliest step
         if not outcome.ok:
             # public text stays generic; the agent's error detail lives in the call record
             why = "timeout" if outcome.status == "timeout" else "failed"
-        elif not normalise_statement(text):
+        elif not said:
             why = "empty"
-        elif normalise_statement(text) in SKIP_WORDS:
+        elif said in SKIP_WORDS:
             why = "skipped"
         elif contains_word(text, word, self.settings.language):
             why = "own_word"
-        elif normalise_statement(text) in self.spoken:
+        elif said in self.spoken:
             why = "repeat"
         if text:
-            self.spoken.append(normalise_statement(text))
+            self.spoken.append(said)
         if why:
             self.round_fouls.append(seat)
             # the record keeps the English reason (metrics read it); the line is in the game's language

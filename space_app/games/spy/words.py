@@ -132,6 +132,17 @@ def load_builtin_pairs(language: str = "en") -> list[WordPair]:
     return list(_builtin(language))
 
 
+def pair_key(pair: WordPair) -> tuple[str, str, str, str]:
+    """What makes two pairs equal, as a hashable value."""
+    return pair.civilian, pair.spy, pair.difficulty, pair.category
+
+
+@lru_cache(maxsize=4)
+def builtin_pair_keys(language: str = "en") -> frozenset[tuple[str, str, str, str]]:
+    """The built-in pairs as keys: whether a drawn pair is one of them, in one look-up."""
+    return frozenset(pair_key(p) for p in load_builtin_pairs(language))
+
+
 @lru_cache(maxsize=4)
 def load_clues(language: str = "en") -> dict[str, list[str]]:
     """Descriptive clues per word (most vague first), for the heuristic house agent."""
