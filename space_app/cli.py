@@ -116,9 +116,9 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
-                      sources: str | None = None, void_infra: bool = False) -> None:
+                      sources: str | None = None, void_infra: bool = False, wide: bool = False) -> None:
     from .core import get_game
-    from .leaderboard import board, cell, columns, kinds_for
+    from .leaderboard import board, cell, columns, headline_columns, kinds_for
     from .sources import describe, parse_kinds
     from .standings import catch_up
 
@@ -127,8 +127,12 @@ def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
     rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games, void_infra=void_infra)
     voided = "; matches with an unreachable agent left out" if void_infra else ""
     say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}{voided}.")
-    shown = columns(get_game(game))
+    spec = get_game(game)
+    shown = columns(spec) if wide else headline_columns(spec)
     say(render([{c.key: cell(c, r) for c in shown} for r in rows], [c.key for c in shown]))
+    if not wide:
+        say(f"({len(shown)} of {len(columns(spec))} columns: `leaderboard {game} --wide` prints every one, "
+            "`export --what leaderboard` writes them)")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -148,7 +152,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
           f"store: {shown_url(arena.store.url)}")
     print_seating(outcomes.seating)
-    print_leaderboard(arena.store, args.game, args.tag, args.min_games)
+    print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
     return 0 if not failed else 1
 
 
@@ -216,7 +220,7 @@ def _role_specs(given: list[str] | None) -> dict[str, str] | None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .store import Store
 
-    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra)
+    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra, args.wide)
     return 0
 
 
@@ -482,6 +486,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     t.add_argument("--players", type=int, default=None, help="seats per match (default: the game's)")
     t.add_argument("--role", action="append", metavar="ROLE=AGENT",
                    help="seat this agent wherever ROLE is dealt (repeatable), e.g. merlin=house:avalon-random")
+    t.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
+                   "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
     t.set_defaults(func=cmd_tournament)
 
     c = sub.add_parser("compare", help="duplicate mode: two agents on the same deals, swapped into the same seat "
@@ -510,6 +516,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     lb.add_argument("--void-infra", action="store_true", help="leave out matches in which a call could not reach "
                     "its agent (connection refused, DNS, a Space that never woke): see docs/methodology.md")
     lb.add_argument("--min-games", type=int, default=0)
+    lb.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
+                   "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
     lb.set_defaults(func=cmd_leaderboard)
 
     studies = sorted({name for face in faces for name in face.studies})

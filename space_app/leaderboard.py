@@ -41,6 +41,16 @@ def columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
     return (*generic, *spec.metrics.columns, *FACT_COLUMNS)
 
 
+HEADLINE_KEYS = ("agent", "matches", "seats", "rating", "rating_low", "rating_high", "win_rate")
+
+
+def headline_columns(spec: GameSpec) -> tuple[MetricColumn, ...]:
+    """The compact board a terminal shows: who, how much they played, the rating with its 95%
+    interval, the win rate, and the game's first own column (its headline metric)."""
+    chosen = [c for c in columns(spec) if c.key in HEADLINE_KEYS]
+    return (*chosen, *spec.metrics.columns[:1])
+
+
 # the facts every game has (`core.facts`), after the game's own columns
 FACT_COLUMNS = (
     MetricColumn("invalid_rate", "invalid %", "invalid actions the game refused (a move against the rules, no "
