@@ -16,8 +16,10 @@ from sdk.agent import LOCAL_AGENT_THREADS
 
 from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
+from .batch import planned, run_planned
 from .core import get_game
 from .core.events import Call, Event
+from .engines import Engine, Tracker
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
@@ -39,6 +41,9 @@ class MatchPlan:
     owner: str = ""
     match_id: str = ""
     role_specs: dict[str, str] | None = None  # e.g. {"spy": "house:heuristic+attacker"}
+    # match_id derived from the plan (`batch.plan_id`): a match already finished under it is
+    # not played again, a half-written one is replaced
+    planned: bool = False
 
 
 class Arena:
@@ -46,8 +51,9 @@ class Arena:
     'aborted' with what was played so far recorded (None: no bound, e.g. the CLI)."""
 
     def __init__(self, store: Store, catalogue: AgentCatalogue | None = None,
-                 match_seconds: float | None = None) -> None:
+                 match_seconds: float | None = None, engine: Engine | None = None) -> None:
         self.store = store
+        self.engine = engine  # where batches (tournaments, studies) run; None: in process
         self.catalogue = catalogue or AgentCatalogue(store)
         self.match_seconds = match_seconds
         self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
@@ -63,16 +69,17 @@ class Arena:
         return clean_name((row["name"] + suffix) if row else spec, 120)
 
     async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
-                  extra_agents: dict[str, SeatAgent] | None = None) -> MatchOutcome:
+                  extra_agents: dict[str, SeatAgent] | None = None, rate: bool = True) -> MatchOutcome:
         """Run one match to its end; events are stored as each step happens.
         `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat.
         A match of an admitted batch (a visitor's comparison or study) first waits for a
-        slot of that visitor's (`admission.match_slot`); it is created only once it has one."""
+        slot of that visitor's (`admission.match_slot`); it is created only once it has one.
+        `rate=False`: its standings are left to the caller (a batch rates in plan order)."""
         async with match_slot():
-            return await self._run(plan, on_events, extra_agents)
+            return await self._run(plan, on_events, extra_agents, rate)
 
     async def _run(self, plan: MatchPlan, on_events: LiveCallback | None,
-                   extra_agents: dict[str, SeatAgent] | None) -> MatchOutcome:
+                   extra_agents: dict[str, SeatAgent] | None, rate: bool = True) -> MatchOutcome:
         spec = get_game(plan.game)
         game = spec.make(len(plan.seats), plan.seed, plan.settings)
         game.match_id = plan.match_id or new_match_id()
@@ -89,12 +96,18 @@ class Arena:
                 self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
-        await off_loop(
-            self.store.create_match,
+        create = self.store.claim_match if plan.planned else self.store.create_match
+        claimed = await off_loop(
+            create,
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
+        if claimed == "finished":  # a retried planned match that did end: kept as it is
+            stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
+            return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
+        if claimed == "running":
+            return MatchOutcome(game.match_id, "error", {}, error="another live process is playing this match")
 
         async def sink(items: list[tuple[int, Event]]) -> None:
             await off_loop(self.store.append_events, game.match_id, items)
@@ -115,14 +128,15 @@ class Arena:
             await asyncio.shield(off_loop(self.store.finish_match, game.match_id, "aborted", None,
                                           "cancelled before its end"))
             raise
-        await off_loop(self._finish, game.match_id, outcome, seat_agents)
+        await off_loop(self._finish, game.match_id, outcome, seat_agents, rate)
         return outcome
 
-    def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
+    def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent],
+                rate: bool = True) -> None:
         """The end of a match, on the store's threads: its status, its standings, the listeners."""
         with self._ending:
             self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
-            if outcome.status == "finished":
+            if outcome.status == "finished" and rate:
                 keep(self.store, match_id)  # per-seat records, totals and ratings, once
         for listener in list(self.on_finished):
             try:
@@ -199,11 +213,15 @@ class Arena:
                          concurrency: int = 8, settings: dict[str, Any] | None = None,
                          tag: str = "", players: int | None = None,
                          role_specs: dict[str, str] | None = None,
-                         progress: Callable[[MatchOutcome], None] | None = None) -> TournamentOutcomes:
+                         progress: Callable[[MatchOutcome], None] | None = None,
+                         tracker: Tracker | None = None) -> TournamentOutcomes:
         """`games` matches with balanced seating (`seating.schedule`): each deal (a seed) is
         played once per rotation of `specs` over the seats, so over a block of len(specs)
         matches every agent sits in every seat, hence takes every dealt role, exactly once.
-        Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts."""
+        Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts.
+        Each match's id comes from the plan (`batch`): the same tournament run again plays only
+        what did not finish, and its standings are rated in the schedule's order, on this
+        arena's engine (in process, `concurrency` at once, unless it has one)."""
         spec = get_game(game)
         n = players or spec.facts.default_players
         # an unknown spec fails here, before any match is created (not half-way through,
@@ -213,15 +231,9 @@ class Arena:
         seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.facts.roles,
                                 spec.facts.seat_names(n, {**(settings or {}), "players": n}), role_specs,
                                 block=len(specs))
-        plans = [MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag, role_specs=role_specs)
+        plans = [planned(MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag,
+                                   role_specs=role_specs), ("tournament", slot.deal, slot.rotation))
                  for slot in slots]
-        limit = asyncio.Semaphore(concurrency)
-
-        async def one(plan: MatchPlan) -> MatchOutcome:
-            async with limit:
-                outcome = await self.run(plan)
-            if progress is not None:
-                progress(outcome)
-            return outcome
-
-        return TournamentOutcomes(await asyncio.gather(*(one(p) for p in plans)), seating)
+        outcomes = await run_planned(self, plans, engine=self.engine, concurrency=concurrency,
+                                     progress=progress, tracker=tracker)
+        return TournamentOutcomes(outcomes, seating)
