@@ -8,11 +8,13 @@ or the same command run again after the driver died) is recognised by its id:
 - played to its end already: kept as it is, not played again (`Store.claim_match`);
 - half written (left 'running' by a process that died, or 'aborted'): replaced, in one
   transaction, by the match played again;
-- its standings: the workers write each match (events as they happen, so a crash leaves a
-  readable partial record) but do not rate it; the driver rates finished matches in plan
-  order, each once (`standings.keep` is idempotent), so the standings of a plan are the
-  same whichever engine ran it, in whatever order its matches ended, and however often it
-  was interrupted and resumed.
+- its end and its standings: the workers write each match (events as they happen, so a
+  crash leaves a readable partial record) and leave it 'running'; the driver marks the
+  matches ended and rates them in plan order, each once (`Arena.end_match`; `standings.keep`
+  is idempotent). So the standings of a plan are the same whichever engine ran it, in
+  whatever order its matches ended, however often it was interrupted and resumed, and after
+  a rebuild (`catch_up` replays matches in the order they were marked ended). A match played
+  to its end whose driver died before marking it is played again by the next run.
 
 Ids of matches not played from a plan (a visitor's match, `match`) stay random.
 """
@@ -29,11 +31,12 @@ from typing import TYPE_CHECKING, Any
 from .engines import Done, Engine, LocalEngine, Tracker
 from .off_loop import off_loop
 from .runner import MatchOutcome
-from .standings import keep
 from .store import Store
 
 if TYPE_CHECKING:
     from .service import Arena, MatchPlan
+
+PLAYED_ELSEWHERE = "another live process is playing this match"
 
 
 def plan_id(plan: MatchPlan, place: Sequence[Any]) -> str:
@@ -71,7 +74,7 @@ class MatchWorker:
         self.arena = arena
 
     async def run(self, plan: MatchPlan) -> MatchOutcome:
-        outcome = await self.arena.run(plan, rate=False)
+        outcome = await self.arena.run(plan, end=False)
         # the events are in the store: only what the driver needs goes back
         return MatchOutcome(outcome.match_id, outcome.status, outcome.result, error=outcome.error)
 
@@ -108,8 +111,8 @@ async def run_planned(arena: Arena, plans: Sequence[MatchPlan], *, engine: Engin
         async with rating:  # one pass at a time: the plan's order is the order of the standings
             while rated < len(plans) and outcomes[rated] is not None:
                 done = outcomes[rated]
-                if done is not None and done.status == "finished":
-                    await off_loop(keep, store, done.match_id)
+                if done is not None and done.error != PLAYED_ELSEWHERE:
+                    await off_loop(arena.end_match, done.match_id, done, if_running=True)
                 rated += 1
 
     pending_rates: list[asyncio.Task] = []

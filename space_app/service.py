@@ -16,7 +16,7 @@ from sdk.agent import LOCAL_AGENT_THREADS
 
 from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
-from .batch import planned, run_planned
+from .batch import PLAYED_ELSEWHERE, planned, run_planned
 from .core import get_game
 from .core.events import Call, Event
 from .engines import Engine, Tracker
@@ -69,17 +69,18 @@ class Arena:
         return clean_name((row["name"] + suffix) if row else spec, 120)
 
     async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
-                  extra_agents: dict[str, SeatAgent] | None = None, rate: bool = True) -> MatchOutcome:
+                  extra_agents: dict[str, SeatAgent] | None = None, end: bool = True) -> MatchOutcome:
         """Run one match to its end; events are stored as each step happens.
         `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat.
         A match of an admitted batch (a visitor's comparison or study) first waits for a
         slot of that visitor's (`admission.match_slot`); it is created only once it has one.
-        `rate=False`: its standings are left to the caller (a batch rates in plan order)."""
+        `end=False`: marking it ended and rating it are left to the caller (`end_match`: a
+        batch ends its matches in plan order, so their standings follow the plan)."""
         async with match_slot():
-            return await self._run(plan, on_events, extra_agents, rate)
+            return await self._run(plan, on_events, extra_agents, end)
 
     async def _run(self, plan: MatchPlan, on_events: LiveCallback | None,
-                   extra_agents: dict[str, SeatAgent] | None, rate: bool = True) -> MatchOutcome:
+                   extra_agents: dict[str, SeatAgent] | None, end: bool = True) -> MatchOutcome:
         spec = get_game(plan.game)
         game = spec.make(len(plan.seats), plan.seed, plan.settings)
         game.match_id = plan.match_id or new_match_id()
@@ -107,7 +108,7 @@ class Arena:
             stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
             return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
         if claimed == "running":
-            return MatchOutcome(game.match_id, "error", {}, error="another live process is playing this match")
+            return MatchOutcome(game.match_id, "error", {}, error=PLAYED_ELSEWHERE)
 
         async def sink(items: list[tuple[int, Event]]) -> None:
             await off_loop(self.store.append_events, game.match_id, items)
@@ -128,22 +129,33 @@ class Arena:
             await asyncio.shield(off_loop(self.store.finish_match, game.match_id, "aborted", None,
                                           "cancelled before its end"))
             raise
-        await off_loop(self._finish, game.match_id, outcome, seat_agents, rate)
+        if end:
+            await off_loop(self._finish, game.match_id, outcome, seat_agents)
+        else:
+            await off_loop(self._note_calls, outcome, seat_agents)
         return outcome
 
-    def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent],
-                rate: bool = True) -> None:
+    def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
         """The end of a match, on the store's threads: its status, its standings, the listeners."""
+        self.end_match(match_id, outcome)
+        self._note_calls(outcome, seat_agents)
+
+    def end_match(self, match_id: str, outcome: MatchOutcome, *, if_running: bool = False) -> None:
+        """Mark a played match ended and rate it if it finished, then tell the listeners.
+        `if_running`: only a match still marked running (a batch's, which its workers leave
+        running), so a match ended before is never ended twice."""
         with self._ending:
-            self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
-            if outcome.status == "finished" and rate:
+            ended = self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None,
+                                            if_running=if_running)
+            if outcome.status == "finished":
                 keep(self.store, match_id)  # per-seat records, totals and ratings, once
+        if not ended:
+            return
         for listener in list(self.on_finished):
             try:
                 listener(match_id)
             except Exception:  # noqa: BLE001 - a listener never breaks a match
                 log.exception("on_finished listener %r failed for %s", listener, match_id)
-        self._note_calls(outcome, seat_agents)
 
     async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
                                 sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:

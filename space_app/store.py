@@ -438,10 +438,14 @@ class Store:
             conn.execute(insert(events), rows)
 
     def finish_match(self, match_id: str, status: str, result: dict | None = None,
-                     error: str | None = None) -> None:
+                     error: str | None = None, *, if_running: bool = False) -> bool:
+        """Mark a match ended; `if_running`: only if it is still marked running. Whether it was."""
+        query = update(matches).where(matches.c.id == match_id)
+        if if_running:
+            query = query.where(matches.c.status == "running")
         with self._write_lock, self.engine.begin() as conn:
-            conn.execute(update(matches).where(matches.c.id == match_id).values(
-                status=status, result=result, error=error, finished_at=time.time()))
+            done = conn.execute(query.values(status=status, result=result, error=error, finished_at=time.time()))
+        return done.rowcount > 0
 
     def abort_running(self) -> list[str]:
         """Matches left 'running' by a process that died are marked 'aborted'. Matches

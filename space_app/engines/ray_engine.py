@@ -80,9 +80,10 @@ class RayEngine:
         self.concurrency = max(1, concurrency)
         self.retries = retries
         self._owned = False
+        if address:
+            check_reachable(address)
         if not ray.is_initialized():
             if address:
-                check_reachable(address)
                 try:
                     ray.init(address=address, log_to_driver=False)
                 except Exception as exc:  # noqa: BLE001 - reachable but not a Ray cluster, or refused us
@@ -95,10 +96,16 @@ class RayEngine:
         # a worker asks for a CPU only while the cluster has one for each, so more workers
         # than CPUs (many slow remote agents, little CPU) still start
         self._cpus_each = 1.0 if self.workers <= cpus else cpus / self.workers
-        self.worker_cpu_seconds = 0.0  # CPU time the last batch's workers used (benchmarks)
+        # the last batch, for benchmarks: seconds until every worker had opened the job, and the
+        # CPU time its workers used then and in all
+        self.startup_seconds = 0.0
+        self.startup_cpu_seconds = 0.0
+        self.worker_cpu_seconds = 0.0
 
     async def map(self, job: Job, items: Sequence[Any], on_start: OnStart | None = None,
                   on_end: OnEnd | None = None) -> list[Done]:
+        if not items:  # nothing to run (a batch run again after it finished): no worker started
+            return []
         ray = self._ray
         actor = ray.remote(_Worker)
         batch = uuid.uuid4().hex[:8]
@@ -107,12 +114,15 @@ class RayEngine:
                                 max_concurrency=self.concurrency).remote(job)
                   for k in range(self.workers)]
         results: list[Done | None] = [None] * len(items)
+        started = time.perf_counter()
         try:
             try:  # each worker opened the job (a store it cannot reach fails here, once)
                 await asyncio.gather(*(_awaited(a.pid.remote()) for a in actors))
             except Exception as exc:  # noqa: BLE001 - the workers could not start: every item fails
                 why = f"the workers could not start: {_cause(exc)}"
                 return [self._end(Done(i, None, why), on_end) for i in range(len(items))]
+            self.startup_seconds = time.perf_counter() - started
+            self.startup_cpu_seconds = await self._cpu(actors)
             load = [0] * len(actors)
             queue = list(range(len(items)))[::-1]
             flying: dict[asyncio.Future, tuple[int, int]] = {}
