@@ -34,11 +34,41 @@ def say(*parts: object, **kwargs: Any) -> None:
     print(*(terminal_text(p) for p in parts), **kwargs)
 
 
-def _arena(db: str):
+def _arena(db: str, engine: Any = None):
     from .service import Arena
     from .store import Store
 
-    return Arena(Store(db))
+    return Arena(Store(db), engine=engine)
+
+
+def add_engine_args(p: argparse.ArgumentParser, unit: str = "matches") -> None:
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help=f"where the {unit} run: local = in this process (default); ray = as tasks on a Ray "
+                   "cluster's workers (--address), or on a local Ray instance started for this run")
+    p.add_argument("--address", default=None, metavar="HOST:PORT",
+                   help="an existing Ray cluster (with --engine ray), e.g. 10.0.0.5:6379 or ray://10.0.0.5:10001")
+    p.add_argument("--workers", type=int, default=None,
+                   help="Ray workers (default: one per CPU of the cluster); --concurrency is per worker")
+    p.add_argument("--num-cpus", type=int, default=None,
+                   help="CPUs of the local Ray instance started without --address (default: all)")
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    """The batch engine the arguments ask for, connected before the store is opened (a cluster
+    that cannot be reached stops the command before anything is created); None: in process."""
+    if getattr(args, "engine", "local") == "local" and not getattr(args, "address", None):
+        return None
+    from .engines import open_engine
+
+    return open_engine(args.engine, concurrency=args.concurrency, address=args.address, workers=args.workers,
+                       num_cpus=args.num_cpus)
+
+
+def _closing(engine: Any) -> Any:
+    """The engine, closed at the end of the command (a local Ray instance is shut down)."""
+    from contextlib import closing, nullcontext
+
+    return nullcontext() if engine is None else closing(engine)
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -136,21 +166,27 @@ def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    engine = _engine(args)
+    with _closing(engine):
+        return _tournament(args, engine)
 
+
+def _tournament(args: argparse.Namespace, engine: Any) -> int:
+    from .engines.progress import BatchBar
     from .store import shown_url
 
-    arena = _arena(args.db)
+    arena = _arena(args.db, engine)
     seats = args.seats or list(dict.fromkeys(arena.default_seats(args.game)))
     arena.check_seats(args.game, [*seats, *(_role_specs(args.role) or {}).values()])  # refused before any bar is drawn
-    with tqdm(total=args.games, desc=f"{args.game} tournament", unit="match", file=sys.stderr) as bar:
+    with BatchBar(args.games, f"{args.game} tournament") as bar:
         outcomes = arena.run_in_own_loop(arena.tournament(
             args.game, seats, args.games, seed=args.seed, concurrency=args.concurrency,
             settings=_settings(args), tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
-            progress=lambda _: bar.update(1)))
+            tracker=bar))
     failed = [o for o in outcomes if o.status != "finished"]
-    say(f"{len(outcomes) - len(failed)} matches finished, {len(failed)} failed; "
-          f"store: {shown_url(arena.store.url)}")
+    before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
+    say(f"{len(outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
+        f"store: {shown_url(arena.store.url)}" + (f"; engine: ray, {engine.workers} workers" if engine else ""))
     print_seating(outcomes.seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
     return 0 if not failed else 1
@@ -167,18 +203,23 @@ def print_seating(seating: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    engine = _engine(args)
+    with _closing(engine):
+        return _compare(args, engine)
 
+
+def _compare(args: argparse.Namespace, engine: Any) -> int:
     from .compare import INTERVAL, TEST, compare
+    from .engines.progress import BatchBar
     from .store import shown_url
 
-    arena = _arena(args.db)
+    arena = _arena(args.db, engine)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
-    with tqdm(total=2 * args.deals, desc=f"{args.game} compare", unit="match", file=sys.stderr) as bar:
+    with BatchBar(2 * args.deals, f"{args.game} compare") as bar:
         result = arena.run_in_own_loop(compare(
             arena, args.a, args.b, args.game, args.deals, opponents=opponents, seed=args.seed, players=args.players,
             settings=_settings(args), measure=args.measure, concurrency=args.concurrency, tag=args.tag,
-            progress=lambda _: bar.update(1)))
+            tracker=bar))
     out = result.to_dict()
     if args.json:
         print(json.dumps({k: v for k, v in out.items() if k != "per_deal"}, ensure_ascii=False, indent=2))
@@ -225,14 +266,20 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    import inspect
-
     from .core import get_game
 
     spec = get_game(args.game)
     if args.study != "all" and args.study not in spec.extras.studies:
         raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.extras.studies) or 'none'}")
-    arena = _arena(args.db)
+    engine = _engine(args)
+    with _closing(engine):
+        return _experiment(args, spec, engine)
+
+
+def _experiment(args: argparse.Namespace, spec: Any, engine: Any) -> int:
+    import inspect
+
+    arena = _arena(args.db, engine)
     names = list(spec.extras.studies) if args.study == "all" else [args.study]
     for name in names:
         study = spec.extras.studies[name]
@@ -309,11 +356,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from .suites import open_suite
-    from .suites.run import run_suite
-    from .tables import render
 
     suite = open_suite(args.suite)
     if suite.loaded.dropped or suite.loaded.repaired:
@@ -321,14 +364,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.strict and suite.loaded.dropped:
         raise ValueError(f"{suite.loaded.path}: {len(suite.loaded.dropped)} questions could not be read "
                          "(listed above); --strict runs only a whole suite")
-    arena = _arena(args.db)
+    engine = _engine(args)
+    with _closing(engine):
+        return _bench(args, suite, engine)
+
+
+def _bench(args: argparse.Namespace, suite: Any, engine: Any) -> int:
+    from .engines.progress import BatchBar
+    from .suites.run import run_suite
+    from .tables import render
+
+    arena = _arena(args.db, engine)
     arena.catalogue.check_plays(args.agent, suite.game)
+    # on Ray each worker resolves the agent itself; here it is checked, and used in process
     agent = arena.catalogue.resolve(args.agent)
     total = min(args.limit or len(suite.loaded.items), len(suite.loaded.items))
-    with tqdm(total=total, desc=f"{suite.id} · {args.agent}", unit="q", file=sys.stderr) as bar:
+    with BatchBar(total, f"{suite.id} · {args.agent}", unit="q") as bar:
         scores = arena.run_in_own_loop(run_suite(
-            arena.store, suite, agent, args.agent, limit=args.limit, concurrency=args.concurrency,
-            seconds=args.seconds, fresh=args.fresh, progress=bar.update))
+            arena.store, suite, None if engine else agent, args.agent, limit=args.limit,
+            concurrency=args.concurrency, seconds=args.seconds, fresh=args.fresh, engine=engine, tracker=bar))
     out = scores.to_dict()
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -488,6 +542,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="seat this agent wherever ROLE is dealt (repeatable), e.g. merlin=house:avalon-random")
     t.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
                    "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
+    add_engine_args(t)
     t.set_defaults(func=cmd_tournament)
 
     c = sub.add_parser("compare", help="duplicate mode: two agents on the same deals, swapped into the same seat "
@@ -507,6 +562,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     c.add_argument("--tag", default="", help="label stored with the matches (default compare:<A>-vs-<B>:<seed>)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     add_setting_args(c, faces)
+    add_engine_args(c)
     c.set_defaults(func=cmd_compare)
 
     lb = sub.add_parser("leaderboard", help="print the leaderboard recomputed from the store")
@@ -533,6 +589,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="matches in flight (1 for a local model that runs one call at a time)")
     x.add_argument("--judge", default="", help="an agent spec whose model judges the matches (studies that "
                    "take an LLM judge, e.g. avalon's intentions: --judge house:smollm2)")
+    add_engine_args(x)
     x.set_defaults(func=cmd_experiment)
 
     v = sub.add_parser("verify", help="replay stored matches through their game and check every event; "
@@ -554,6 +611,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the scores as JSON")
     b.add_argument("--strict", action="store_true", help="refuse a suite file with any unreadable question")
     b.add_argument("--by-tag", action="store_true", help="accuracy per tag value too (phrasing=least, ...)")
+    add_engine_args(b, "questions")
     b.set_defaults(func=cmd_bench)
 
     r = sub.add_parser("rescore", help="derive every finished match's per-seat records again from its events, "

@@ -21,14 +21,15 @@ Matches are stored with the tag `compare:<A>-vs-<B>:<seed>`.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .batch import planned, run_planned
 from .core import get_game
+from .engines import Tracker
 from .seating import SEED_RANGE
 from .service import Arena, MatchPlan
 from .stats import mean_interval, sign_test
@@ -151,7 +152,8 @@ class Comparison:
 async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 100,
                   opponents: Sequence[str] | None = None, seed: int = 0, players: int | None = None,
                   settings: dict[str, Any] | None = None, measure: str = "win", concurrency: int = 8,
-                  tag: str = "", progress: Callable[[Any], None] | None = None) -> Comparison:
+                  tag: str = "", progress: Callable[[Any], None] | None = None,
+                  tracker: Tracker | None = None) -> Comparison:
     """Play every deal twice (A, then B, in the same seat against the same opponents) and
     return the paired comparison."""
     if measure not in MEASURES:
@@ -168,22 +170,19 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
         arena.catalogue.check_plays(agent_spec, game)
     values = {**(settings or {}), "players": n}
     names = spec.facts.seat_names(n, values)
-    planned = plan_deals(a, b, opponents, names, deals, seed, lambda s: spec.deal_roles(n, s, values), spec.facts.roles)
+    deals_planned = plan_deals(a, b, opponents, names, deals, seed, lambda s: spec.deal_roles(n, s, values),
+                               spec.facts.roles)
     result = Comparison(a, b, game, measure, seed, n, opponents, tag or compare_tag(a, b, seed))
-    limit = asyncio.Semaphore(concurrency)
-
-    async def one(seats: list[str], deal: Deal) -> Any:
-        async with limit:
-            outcome = await arena.run(MatchPlan(game, seats, deal.seed, settings=values, tag=result.tag))
-        if progress is not None:
-            progress(outcome)
-        return outcome
-
-    outcomes = await asyncio.gather(*(one(seats, d) for d in planned for seats in (d.seats_a, d.seats_b)))
+    # each match's id comes from its deal and side: a comparison run again plays only what
+    # did not finish, on the arena's engine (in process unless it has one)
+    plans = [planned(MatchPlan(game, seats, d.seed, settings=values, tag=result.tag), ("compare", d.index, side))
+             for d in deals_planned for side, seats in (("a", d.seats_a), ("b", d.seats_b))]
+    outcomes = await run_planned(arena, plans, engine=arena.engine, concurrency=concurrency, progress=progress,
+                                 tracker=tracker)
     wanted = {o.match_id for o in outcomes if o.status == "finished"}
     records = {(r["match_id"], r["seat"]): r for r in arena.store.records(game, tag=result.tag)
                if r["match_id"] in wanted}
-    for deal, (oa, ob) in zip(planned, zip(outcomes[::2], outcomes[1::2], strict=True), strict=True):
+    for deal, (oa, ob) in zip(deals_planned, zip(outcomes[::2], outcomes[1::2], strict=True), strict=True):
         ra, rb = records.get((oa.match_id, deal.seat)), records.get((ob.match_id, deal.seat))
         if ra is None or rb is None:
             result.dropped += 1

@@ -18,8 +18,10 @@ from sdk.agent import LOCAL_AGENT_THREADS
 
 from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
+from .batch import PLAYED_ELSEWHERE, planned, run_planned
 from .core import get_game
 from .core.events import Call, Event
+from .engines import Engine, Tracker
 from .event_writer import EventWriter
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
@@ -43,6 +45,9 @@ class MatchPlan:
     owner: str = ""
     match_id: str = ""
     role_specs: dict[str, str] | None = None  # e.g. {"spy": "house:heuristic+attacker"}
+    # match_id derived from the plan (`batch.plan_id`): a match already finished under it is
+    # not played again, a half-written one is replaced
+    planned: bool = False
 
 
 class Arena:
@@ -50,8 +55,9 @@ class Arena:
     'aborted' with what was played so far recorded (None: no bound, e.g. the CLI)."""
 
     def __init__(self, store: Store, catalogue: AgentCatalogue | None = None,
-                 match_seconds: float | None = None) -> None:
+                 match_seconds: float | None = None, engine: Engine | None = None) -> None:
         self.store = store
+        self.engine = engine  # where batches (tournaments, studies) run; None: in process
         self.catalogue = catalogue or AgentCatalogue(store)
         self.match_seconds = match_seconds
         self.on_finished: list[Callable[[str], None]] = []  # called with the id of each ended match
@@ -76,16 +82,18 @@ class Arena:
         return clean_name((row["name"] + suffix) if row else spec, 120)
 
     async def run(self, plan: MatchPlan, on_events: LiveCallback | None = None,
-                  extra_agents: dict[str, SeatAgent] | None = None) -> MatchOutcome:
+                  extra_agents: dict[str, SeatAgent] | None = None, end: bool = True) -> MatchOutcome:
         """Run one match to its end; events are stored as each step happens.
         `extra_agents` seats agents that are not in the catalogue (e.g. a human) by seat.
         A match of an admitted batch (a visitor's comparison or study) first waits for a
-        slot of that visitor's (`admission.match_slot`); it is created only once it has one."""
+        slot of that visitor's (`admission.match_slot`); it is created only once it has one.
+        `end=False`: marking it ended and rating it are left to the caller (`end_match`: a
+        batch ends its matches in plan order, so their standings follow the plan)."""
         async with match_slot():
-            return await self._run(plan, on_events, extra_agents)
+            return await self._run(plan, on_events, extra_agents, end)
 
     async def _run(self, plan: MatchPlan, on_events: LiveCallback | None,
-                   extra_agents: dict[str, SeatAgent] | None) -> MatchOutcome:
+                   extra_agents: dict[str, SeatAgent] | None, end: bool = True) -> MatchOutcome:
         spec = get_game(plan.game)
         game = spec.make(len(plan.seats), plan.seed, plan.settings)
         game.match_id = plan.match_id or new_match_id()
@@ -102,12 +110,18 @@ class Arena:
                 self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
-        await off_loop(
-            self.store.create_match,
+        create = self.store.claim_match if plan.planned else self.store.create_match
+        claimed = await off_loop(
+            create,
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
+        if claimed == "finished":  # a retried planned match that did end: kept as it is
+            stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
+            return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
+        if claimed == "running":
+            return MatchOutcome(game.match_id, "error", {}, error=PLAYED_ELSEWHERE)
 
         async def write(items: list[tuple[int, Event]]) -> None:
             await off_loop(self.store.append_events, game.match_id, items)
@@ -137,21 +151,33 @@ class Arena:
             # the writes must happen even though this task is being cancelled
             await asyncio.shield(end_early("cancelled before its end"))
             raise
-        await off_loop(self._finish, game.match_id, outcome, seat_agents)
+        if end:
+            await off_loop(self._finish, game.match_id, outcome, seat_agents)
+        else:
+            await off_loop(self._note_calls, outcome, seat_agents)
         return outcome
 
     def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
         """The end of a match, on the store's threads: its status, its standings, the listeners."""
+        self.end_match(match_id, outcome)
+        self._note_calls(outcome, seat_agents)
+
+    def end_match(self, match_id: str, outcome: MatchOutcome, *, if_running: bool = False) -> None:
+        """Mark a played match ended and rate it if it finished, then tell the listeners.
+        `if_running`: only a match still marked running (a batch's, which its workers leave
+        running), so a match ended before is never ended twice."""
         with self._ending:
-            self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None)
+            ended = self.store.finish_match(match_id, outcome.status, outcome.result or None, outcome.error or None,
+                                            if_running=if_running)
             if outcome.status == "finished":
                 keep(self.store, match_id)  # per-seat records, totals and ratings, once
+        if not ended:
+            return
         for listener in list(self.on_finished):
             try:
                 listener(match_id)
             except Exception:  # noqa: BLE001 - a listener never breaks a match
                 log.exception("on_finished listener %r failed for %s", listener, match_id)
-        self._note_calls(outcome, seat_agents)
 
     async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
                                 sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:
@@ -219,11 +245,15 @@ class Arena:
                          concurrency: int = 8, settings: dict[str, Any] | None = None,
                          tag: str = "", players: int | None = None,
                          role_specs: dict[str, str] | None = None,
-                         progress: Callable[[MatchOutcome], None] | None = None) -> TournamentOutcomes:
+                         progress: Callable[[MatchOutcome], None] | None = None,
+                         tracker: Tracker | None = None) -> TournamentOutcomes:
         """`games` matches with balanced seating (`seating.schedule`): each deal (a seed) is
         played once per rotation of `specs` over the seats, so over a block of len(specs)
         matches every agent sits in every seat, hence takes every dealt role, exactly once.
-        Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts."""
+        Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts.
+        Each match's id comes from the plan (`batch`): the same tournament run again plays only
+        what did not finish, and its standings are rated in the schedule's order, on this
+        arena's engine (in process, `concurrency` at once, unless it has one)."""
         spec = get_game(game)
         n = players or spec.facts.default_players
         # an unknown spec fails here, before any match is created (not half-way through,
@@ -233,15 +263,9 @@ class Arena:
         seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.facts.roles,
                                 spec.facts.seat_names(n, {**(settings or {}), "players": n}), role_specs,
                                 block=len(specs))
-        plans = [MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag, role_specs=role_specs)
+        plans = [planned(MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag,
+                                   role_specs=role_specs), ("tournament", slot.deal, slot.rotation))
                  for slot in slots]
-        limit = asyncio.Semaphore(concurrency)
-
-        async def one(plan: MatchPlan) -> MatchOutcome:
-            async with limit:
-                outcome = await self.run(plan)
-            if progress is not None:
-                progress(outcome)
-            return outcome
-
-        return TournamentOutcomes(await asyncio.gather(*(one(p) for p in plans)), seating)
+        outcomes = await run_planned(self, plans, engine=self.engine, concurrency=concurrency,
+                                     progress=progress, tracker=tracker)
+        return TournamentOutcomes(outcomes, seating)

@@ -197,14 +197,20 @@ PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "gam
                        "created_at", "last_seen", "failures", "calls", "active")
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (Linux), or [] if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
+        return []
+
+
 def _started(pid: int) -> str:
     """When a process started, in clock ticks since boot (Linux), or '' if unknown.
     A restarted container can reuse a PID, but not with the same start time."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rindex(")") + 2:].split()[19]
-    except (OSError, ValueError, IndexError):
-        return ""
+    fields = _stat(pid)
+    return fields[19] if len(fields) > 19 else ""
 
 
 # this process's identity: host:pid:start (a random token where the start time is unknown)
@@ -228,7 +234,10 @@ def _process_alive(process: str) -> bool:
         return False
     except PermissionError:
         pass
-    started = _started(int(pid))
+    fields = _stat(int(pid))
+    if fields[:1] in (["Z"], ["X"]):
+        return False  # killed and not yet reaped by its parent (a batch worker's raylet)
+    started = fields[19] if len(fields) > 19 else ""
     return not (start and started) or started == start
 
 
@@ -385,6 +394,45 @@ class Store:
                  "agent_name": r.get("agent_name") or r["agent_id"]}
                 for i, r in enumerate(seat_rows)])
 
+    def claim_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
+                    settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> str:
+        """Create a planned match whose id may already be stored (a retried or re-run batch):
+        'created' when it is to be played now (a half-written record, left 'running' by a
+        process that died, 'aborted' or 'error', is replaced in the same transaction);
+        'finished' when it was played to its end already (kept as it is); 'running' when a
+        live process is playing it now (left alone)."""
+        with self._write_lock, self.engine.begin() as conn:
+            _serialise_writes(conn)
+            row = conn.execute(select(matches.c.status, matches.c.process)
+                               .where(matches.c.id == match_id)).first()
+            if row is not None:
+                if row.status == "finished":
+                    return "finished"
+                if row.status == "running" and _process_alive(row.process):
+                    return "running"
+                for table in (events, seats, seat_records, judge_verdicts):
+                    conn.execute(delete(table).where(table.c.match_id == match_id))
+                conn.execute(delete(matches).where(matches.c.id == match_id))
+            conn.execute(insert(matches).values(
+                id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
+                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
+                origin="here"))
+            conn.execute(insert(seats), [
+                {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
+                 "agent_name": r.get("agent_name") or r["agent_id"]}
+                for i, r in enumerate(seat_rows)])
+        return "created"
+
+    def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """(status, rated order) of those of `match_ids` that are stored."""
+        out: dict[str, tuple[str, int]] = {}
+        ids = list(match_ids)
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                query = select(matches.c.id, matches.c.status, matches.c.rated).where(matches.c.id.in_(ids[i:i + 500]))
+                out.update({m: (status, int(rated)) for m, status, rated in conn.execute(query)})
+        return out
+
     def append_events(self, match_id: str, items: Iterable[tuple[int, Event]]) -> None:
         now = time.time()
         rows = [{"match_id": match_id, "seq": seq, "kind": e.kind, "actor": e.actor,
@@ -396,10 +444,14 @@ class Store:
             conn.execute(insert(events), rows)
 
     def finish_match(self, match_id: str, status: str, result: dict | None = None,
-                     error: str | None = None) -> None:
+                     error: str | None = None, *, if_running: bool = False) -> bool:
+        """Mark a match ended; `if_running`: only if it is still marked running. Whether it was."""
+        query = update(matches).where(matches.c.id == match_id)
+        if if_running:
+            query = query.where(matches.c.status == "running")
         with self._write_lock, self.engine.begin() as conn:
-            conn.execute(update(matches).where(matches.c.id == match_id).values(
-                status=status, result=result, error=error, finished_at=time.time()))
+            done = conn.execute(query.values(status=status, result=result, error=error, finished_at=time.time()))
+        return done.rowcount > 0
 
     def abort_running(self) -> list[str]:
         """Matches left 'running' by a process that died are marked 'aborted'. Matches
@@ -701,6 +753,14 @@ class Store:
 
 
 DERIVED_LOCK = 0x4152_454E_4144_4552  # PostgreSQL advisory lock of derived writes, same in every process
+
+
+def _serialise_writes(conn: Any) -> None:
+    """Take the database's write lock at the start of a read-then-write transaction, so two
+    processes claiming one id cannot both read it absent (PostgreSQL: the inserts' primary
+    key stops the second)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _serialise_derived(conn: Any) -> None:

@@ -27,6 +27,7 @@ from ..admission import match_slot
 from ..core.events import Call
 from ..core.game import Request
 from ..core.reply_formats import reply_format
+from ..engines import Done, Engine, LocalEngine, Tracker
 from ..off_loop import off_loop
 from ..runner import call_agent
 from ..stats import Rate
@@ -121,45 +122,93 @@ def answer_row(item: SuiteItem, call: Call, parsed: str | None) -> dict[str, Any
             "retryable": int(infrastructure_failure(call))}
 
 
-async def run_suite(store: Store, suite: Suite, agent: Agent, agent_id: str, *, limit: int | None = None,
+@dataclass
+class SuiteJob:
+    """The engine's job for a suite: a worker asks one agent the questions it is given and
+    returns each answer's row; the driver stores them. In a Ray worker the agent is resolved
+    once from the store at `url` (a local model loads once per worker); in process the
+    driver's own agent is used (`agent`, never pickled)."""
+
+    url: str
+    agent_spec: str
+    game: str
+    rules: str
+    seconds: float
+    agent: Agent | None = field(default=None, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "agent": None}
+
+    def open(self) -> SuiteWorker:
+        if self.agent is not None:
+            return SuiteWorker(self, self.agent)
+        from ..agents.catalogue import AgentCatalogue
+
+        # the agent comes from the store (a registered agent's URL and secret never travel
+        # through the cluster), with the same egress policy as in the arena's own process
+        return SuiteWorker(self, AgentCatalogue(Store(self.url, recover=False)).resolve(self.agent_spec))
+
+
+class SuiteWorker:
+    def __init__(self, job: SuiteJob, agent: Agent) -> None:
+        self.job = job
+        self.agent = agent
+
+    async def run(self, item: SuiteItem) -> dict[str, Any]:
+        # a visitor's benchmark: each question also holds one of the visitor's match slots
+        async with match_slot():
+            asked = observation(item, self.job.game, self.job.seconds, self.job.rules)
+            outcome, record = await call_agent(self.agent, Request(READER, asked))
+        return answer_row(item, record, outcome.text if outcome.ok else None)
+
+
+async def run_suite(store: Store, suite: Suite, agent: Agent | None, agent_id: str, *, limit: int | None = None,
                     concurrency: int = 8, seconds: float = 60.0, fresh: bool = False,
-                    progress: Callable[[int], None] | None = None) -> SuiteScores:
+                    progress: Callable[[int], None] | None = None, engine: Engine | None = None,
+                    tracker: Tracker | None = None) -> SuiteScores:
     """Ask every item not answered yet, or to retry (`limit`: a fixed sample of that many, see
     `first_n`), store the answers as they come, and score every stored answer of those items.
-    `fresh`: forget this agent's previous answers to the suite first, and ask everything."""
+    `fresh`: forget this agent's previous answers to the suite first, and ask everything.
+    `engine`: where the questions are asked (default: in process, `concurrency` at once); the
+    answers are stored here, by this process, whichever engine asked them. `agent` None: each
+    worker resolves `agent_id` from the store itself."""
     items = first_n(suite.loaded.items, limit)
     if fresh:
         await off_loop(store.forget_answers, suite.id, agent_id)
     done = store.answered(suite.id, agent_id)
     todo = [item for item in items if item.id not in done]
-    gate = asyncio.Semaphore(max(1, concurrency))
+    if tracker is not None and len(todo) < len(items):
+        tracker.skip(len(items) - len(todo))
     pending: list[dict[str, Any]] = []
+    saves: list[asyncio.Future] = []
     last_save = [time.monotonic()]
 
-    async def one(item: SuiteItem) -> None:
-        # a visitor's benchmark: each question also holds one of the visitor's match slots
-        async with gate, match_slot():
-            asked = observation(item, suite.game, seconds, suite.rules)
-            outcome, record = await call_agent(agent, Request(READER, asked))
-        pending.append(answer_row(item, record, outcome.text if outcome.ok else None))
+    def answered(result: Done) -> None:
+        if result.ok:
+            pending.append(result.value)
+        if tracker is not None:
+            tracker.end(result.ok)
         # each answer is kept as it comes (slow models: a killed run loses nothing), or in
         # small batches when answers come faster than ten a second
-        if len(pending) >= 10 or time.monotonic() - last_save[0] > 0.1:
+        if pending and (len(pending) >= 10 or time.monotonic() - last_save[0] > 0.1):
             batch = pending[:]
             pending.clear()
             last_save[0] = time.monotonic()
-            await off_loop(store.save_answers, suite.id, agent_id, batch)
+            saves.append(asyncio.ensure_future(off_loop(store.save_answers, suite.id, agent_id, batch)))
         if progress is not None:
             progress(1)
 
+    job = SuiteJob(store.url, agent_id, suite.game, suite.rules, seconds, agent)
     try:
-        await asyncio.gather(*(one(item) for item in todo))
+        await (engine or LocalEngine(concurrency)).map(
+            job, todo, on_start=(lambda _: tracker.start()) if tracker is not None else None, on_end=answered)
     finally:  # what was answered is kept, even if interrupted
-        await asyncio.shield(off_loop(store.save_answers, suite.id, agent_id, pending))
+        await asyncio.shield(asyncio.gather(*saves, off_loop(store.save_answers, suite.id, agent_id, pending)))
     wanted = {item.id for item in items}
     rows = [r for r in store.answers(suite.id, agent_id) if r["item_id"] in wanted]
     retry = store.to_retry(suite.id).get(agent_id, set()) & wanted
     return score(suite.id, agent_id, rows, {item.id: item.tags for item in items}, len(retry))
 
 
-__all__ = ["READER", "SuiteScores", "first_n", "infrastructure_failure", "observation", "run_suite", "score"]
+__all__ = ["READER", "SuiteJob", "SuiteScores", "SuiteWorker", "first_n", "infrastructure_failure", "observation",
+           "run_suite", "score"]
