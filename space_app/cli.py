@@ -161,7 +161,7 @@ def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
     shown = columns(spec) if wide else headline_columns(spec)
     say(render([{c.key: cell(c, r) for c in shown} for r in rows], [c.key for c in shown]))
     if not wide:
-        say(f"({len(shown)} of {len(columns(spec))} columns: `leaderboard {game} --wide` prints every one, "
+        say(f"\n({len(shown)} of {len(columns(spec))} columns: `leaderboard {game} --wide` prints every one, "
             "`export --what leaderboard` writes them)")
 
 

@@ -7,7 +7,6 @@ agents' record and situation) make the same of them as before."""
 from __future__ import annotations
 
 import json
-import math
 from functools import cache
 from typing import Any
 
@@ -40,6 +39,7 @@ from space_app.games.avalon.events import (
 )
 from space_app.games.avalon.rules import AvalonGame
 from tests.avalon_event_matches import FIXTURE, READERS, as_match, every_match, reader_outputs, stored
+from tests.golden import same
 
 # the kinds agents saw as history before the kinds were models (the game's `history_kinds`)
 FORMER_HISTORY_KINDS = {
@@ -163,18 +163,6 @@ def test_each_kind_says_how_it_is_shown():
     assert over.says_why and over.why() == over.reason  # its line says why in words
     assert all(e.why() == "" for e in of(Statement) + of(Proposal))
     assert {e.marker() for e in emitted()} == {None}  # no kind of its own is a replay marker
-
-
-def same(a: object, b: object) -> bool:
-    """Equal, floats to the last bits or so: a mean summed exactly (`math.fsum`) may differ from
-    a plain sum in its last digit."""
-    if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, int | float) and isinstance(b, int | float) and math.isclose(a, b, rel_tol=1e-12)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
 
 
 def test_the_readers_make_the_same_of_the_events_as_before():
