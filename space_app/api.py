@@ -158,6 +158,16 @@ def while_running(match: dict[str, Any]) -> dict[str, Any]:
     return match
 
 
+def board_kinds(game: str, sources: str | Iterable[str], tag: str | None) -> frozenset[str] | None:
+    """The sources a board of `game` counts (None: those of `tag`), or a clear refusal."""
+    if game not in GAMES:
+        raise ApiError(f"unknown game {game!r}")
+    try:
+        return parse_kinds(sources) if sources or tag is None else None
+    except ValueError as exc:
+        raise ApiError(str(exc)) from exc
+
+
 class ArenaAPI:
     def __init__(self, config: ArenaConfig, store: Store | None = None,
                  sync: RecordSync | None = None) -> None:
@@ -573,12 +583,7 @@ class ArenaAPI:
         `sources`: 'default' (visitor, human and tournament matches), 'all' or a comma list
         of kinds (see `space_app.sources`); `tag`: one tag's matches only; `void_infra`: leave
         out matches in which a call could not reach its agent."""
-        if game not in GAMES:
-            raise ApiError(f"unknown game {game!r}")
-        try:
-            kinds = parse_kinds(sources) if sources or tag is None else None
-        except ValueError as exc:
-            raise ApiError(str(exc)) from exc
+        kinds = board_kinds(game, sources, tag)
         minimum = whole_number(min_games, "min_games", 0, 1_000_000)
         return board(self.store, game, sources=kinds, tag=tag or None, min_matches=minimum,
                      void_infra=bool(void_infra))
@@ -590,12 +595,7 @@ class ArenaAPI:
         the matches the leaderboard with the same filter counts (`head_to_head.DEFINITION`);
         `agents`: a comma list to show (in that order), else every agent, most matches first;
         `limit`: at most that many agents (0: all)."""
-        if game not in GAMES:
-            raise ApiError(f"unknown game {game!r}")
-        try:
-            kinds = parse_kinds(sources) if sources or tag is None else None
-        except ValueError as exc:
-            raise ApiError(str(exc)) from exc
+        kinds = board_kinds(game, sources, tag)
         names = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else [str(a) for a in agents]
         if len(names) > 200:
             raise ApiError("agents: at most 200 agents")

@@ -294,6 +294,19 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(inner).__name__
 
 
+def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
+                  settings: dict | None, tag: str, owner: str, rules: str) -> None:
+    """A new match, running in this process, and its seats."""
+    conn.execute(insert(matches).values(
+        id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
+        tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
+        origin="here"))
+    conn.execute(insert(seats), [
+        {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
+         "agent_name": r.get("agent_name") or r["agent_id"]}
+        for i, r in enumerate(seat_rows)])
+
+
 class Store:
     def __init__(self, target: str | Path = "arena.db", *, recover: bool = True) -> None:
         from . import migrations
@@ -385,14 +398,7 @@ class Store:
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                      settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> None:
         with self._write_lock, self.engine.begin() as conn:
-            conn.execute(insert(matches).values(
-                id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
-                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
-                origin="here"))
-            conn.execute(insert(seats), [
-                {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
-                 "agent_name": r.get("agent_name") or r["agent_id"]}
-                for i, r in enumerate(seat_rows)])
+            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
 
     def claim_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                     settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> str:
@@ -413,14 +419,7 @@ class Store:
                 for table in (events, seats, seat_records, judge_verdicts):
                     conn.execute(delete(table).where(table.c.match_id == match_id))
                 conn.execute(delete(matches).where(matches.c.id == match_id))
-            conn.execute(insert(matches).values(
-                id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
-                tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
-                origin="here"))
-            conn.execute(insert(seats), [
-                {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
-                 "agent_name": r.get("agent_name") or r["agent_id"]}
-                for i, r in enumerate(seat_rows)])
+            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
 
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
