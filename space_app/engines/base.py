@@ -66,23 +66,6 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
-def open_engine(name: str, *, concurrency: int = 8, address: str | None = None, workers: int | None = None,
-                num_cpus: int | None = None) -> Engine:
-    """An engine by name, connected and ready (`ray`: to `address`, or a local instance started
-    with `num_cpus`); `EngineError` when it cannot start."""
-    if name == "local":
-        if address:
-            raise EngineError("--address names a Ray cluster: give it with --engine ray")
-        from .local import LocalEngine
-
-        return LocalEngine(concurrency)
-    if name == "ray":
-        from .ray_engine import RayEngine
-
-        return RayEngine(address, workers=workers, concurrency=concurrency, num_cpus=num_cpus)
-    raise EngineError(f"unknown engine {name!r}; known: {', '.join(ENGINES)}")
-
-
 def first_line(exc: BaseException) -> str:
     lines = [x.strip() for x in str(exc).splitlines() if x.strip()]
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
