@@ -36,25 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
-from sdk import ABSTAIN, Agent, Observation, RemoteAgent, serve  # noqa: E402
+from spy_runner import DelayedAgent  # noqa: E402  (the same served stand-in as the runner's benchmark)
+
+from sdk import RemoteAgent, serve  # noqa: E402
 
 SETTINGS = {"players": 4, "rounds": 1, "seconds": 30}
-
-
-class DelayedAgent(Agent):
-    name = "delayed"
-
-    def __init__(self, delay: float) -> None:
-        super().__init__("delayed")
-        self.delay = delay
-
-    def speak(self, obs: Observation) -> str:
-        time.sleep(self.delay)
-        return f"{obs.you} clue {obs.round} {len(obs.history)}"
-
-    def vote(self, obs: Observation) -> str:
-        time.sleep(self.delay)
-        return ABSTAIN
 
 
 def serve_forever(delay: float, port: int) -> None:
