@@ -54,8 +54,10 @@ def _close_session(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSessi
     if session.closed:
         return
     try:
-        if loop.is_closed():
-            # the loop and its sockets are gone; only aiohttp's bookkeeping is left
+        if loop.is_closed() or (not loop.is_running() and not _may_drive(loop, wait)):
+            # The loop is gone, or it is paused in another thread (a finaliser may run in any
+            # thread, e.g. while asyncio.run is shutting its loop down): driving it from here
+            # would race its owner, so only aiohttp's bookkeeping is closed.
             connector = session.connector
             session.detach()
             if connector is not None:
@@ -78,6 +80,18 @@ def _close_session(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSessi
             loop.run_until_complete(session.close())
     except Exception:  # closing is best effort: never let cleanup raise
         pass
+
+
+def _may_drive(loop: asyncio.AbstractEventLoop, wait: bool) -> bool:
+    """Whether cleanup may run a paused `loop` itself: only an explicit close or the exit hook,
+    in the main thread, with no loop running there (a loop paused elsewhere has an owner)."""
+    if not wait or threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
 
 
 def _close_sessions(sessions: weakref.WeakKeyDictionary, wait: bool) -> None:
