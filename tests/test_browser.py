@@ -345,6 +345,9 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
     page.locator("#my-seat input").click()
     page.get_by_role("option", name="P3", exact=True).click()
     expect(page.locator("#my-seat input")).to_have_value("P3")
+    seat_p3 = page.locator("#seat-2 input")
+    expect(seat_p3).to_have_value("you (your seat)")  # no agent to pick in the person's own seat
+    expect(seat_p3).to_be_disabled()
     page.locator("#human-name input, #human-name textarea").first.fill("Ada\u202e Lovelace")
     page.locator("#start-match").click()
     status = page.locator("#play-status")
@@ -392,6 +395,10 @@ def test_a_visitor_plays_seat_p3_against_the_house_agents(page, arena_url):
     expect(result).not_to_contain_text("ip:")
     expect(page.locator("#human-reply")).to_be_hidden()  # gone with the match
     screenshot(page, "human-seat", docs=True)
+    # the person has a leaderboard row of their own (their nickname, off a Space), not the pool's
+    from gradio_client import Client
+    board = Client(arena_url, verbose=False).predict("spy", 0, "human", "", False, api_name="/leaderboard")
+    assert "person:ada-lovelace" in [row["agent"] for row in board]
     assert "Traceback" not in page.locator("body").inner_text()
 
 

@@ -14,10 +14,12 @@ from anyio import to_thread
 
 from sdk import Observation
 
+from ..agents.catalogue import plays
 from ..agents.human import HumanAgent, Question
 from ..api import RANDOM_FILL, ApiError, ArenaAPI
 from ..core import GAMES, GameSpec, get_game
 from ..core.events import Event
+from ..people import person_id
 from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
@@ -152,30 +154,53 @@ MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
 NAME_LIMIT = 24
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
+YOU = "(you)"  # the seat dropdown's value where the person sits
 SEATS_QUEUE: dict[str, Any] = {"concurrency_id": "play-seats", "concurrency_limit": 1}  # see build_play_tab
 
 
 def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None,
-                 lang: str = "en") -> list[Any]:
+                 lang: str = "en", mine: str | None = None) -> list[Any]:
     """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
-    the game, the rest hidden; a choice that no longer fits falls back to random fill."""
+    the game, the rest hidden; a choice that no longer fits falls back to random fill; the
+    seat a person takes (`mine`) shows 'you'."""
     spec = get_game(game_id)
     n = max(spec.facts.min_players, min(int(players or spec.facts.default_players), spec.facts.max_players))
     names = spec.facts.seat_names(n, {"language": lang})  # a murder script's characters in that language
-    choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *api.seat_choices(game_id)]
-    values = [RANDOM_FILL, *choices[1:]]
+    choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *agent_choices(api, game_id)]
+    values = [value for _, value in choices]
     demo = list(spec.house.demo) or [RANDOM_FILL]
     out = []
     for i in range(MAX_SEATS):
-        if i < n:
-            value = (current or [None] * MAX_SEATS)[i]
-            if value not in values:
-                value = demo[i % len(demo)] if demo[i % len(demo)] in values else RANDOM_FILL
-            out.append(gr.update(choices=choices, value=value, label=text(lang, "play.seat", name=names[i]),
-                                 visible=True))
-        else:
+        if i >= n:
             out.append(gr.update(visible=False))
+            continue
+        label = text(lang, "play.seat", name=names[i])
+        if names[i] == mine:  # the person's own seat: no agent to pick there
+            out.append(gr.update(choices=[(text(lang, "play.you"), YOU)], value=YOU, label=label, visible=True,
+                                 interactive=False))
+            continue
+        value = (current or [None] * MAX_SEATS)[i]
+        if value not in values:
+            value = demo[i % len(demo)] if demo[i % len(demo)] in values else RANDOM_FILL
+        out.append(gr.update(choices=choices, value=value, label=label, visible=True, interactive=True))
     return out
+
+
+def agent_choices(api: ArenaAPI, game_id: str) -> list[tuple[str, str]]:
+    """The agents a seat may take, by name and owner ('my agent · alice'; a house agent by its
+    id); a label two agents share is told apart by their ids."""
+    agents = [a for a in api.list_agents() if plays(a.get("games") or [], game_id)]
+    labels = [agent_label(a) for a in agents]
+    return [(label if labels.count(label) == 1 else f"{label} ({a['id']})", a["id"])
+            for label, a in zip(labels, agents, strict=True)]
+
+
+def agent_label(agent: dict[str, Any]) -> str:
+    if agent.get("kind") == "house":
+        return str(agent["id"])
+    owner = str(agent.get("owner") or "")
+    owner = "guest" if not owner or owner.startswith("ip:") else owner.removeprefix("user:")
+    return f"{clean_name(agent.get('name') or agent['id'], 40)} · {clean_name(owner, 40)}"
 
 
 def game_languages(spec: GameSpec, lang: str) -> Any:
@@ -283,12 +308,19 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         if spec.facts.players_for is not None:
             n = spec.facts.players_by_default({"language": lang})
         names = spec.facts.seat_names(int(n), {"language": lang})
-        return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names),
-                                              value=mine if mine in names else WATCH_ONLY),
-                *seat_updates(api, game_id, n, list(current), lang))
+        mine = mine if mine in names else WATCH_ONLY
+        return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names), value=mine),
+                *seat_updates(api, game_id, n, list(current), lang, mine))
 
     language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns],
                     [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
+
+    def take_seat(game_id: str, n: float, lang: str, mine: str, *current: str):
+        """'you' in the seat the person takes; the seat they leave offers agents again."""
+        return seat_updates(api, game_id, n, list(current), normal(lang), mine)
+
+    my_seat.input(take_seat, [game, players, language, my_seat, *seat_dropdowns], seat_dropdowns,
+                  api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
               choices: list[Any] | None = None, live: bool = False, turn: str = "", calls: str | None = None,
@@ -315,7 +347,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
         n = max(spec.facts.min_players, min(int(n_players or spec.facts.default_players), spec.facts.max_players))
-        chosen = list(seats)[:n]
+        chosen = [RANDOM_FILL if s == YOU else s for s in list(seats)[:n]]  # the person's seat is theirs below
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": seed_of(seed_value),
@@ -335,7 +367,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         if person:
             human = HumanAgent(name=display_name(request, name))
             HUMANS[request.session_hash or visitor] = human
-            extra[mine] = SeatAgent(human, "human", human.name, seconds=api.config.human_seconds)
+            # each person their own leaderboard row (see people.py); no name: the anonymous pool
+            who = person_id(getattr(request, "username", None), name, api.config.on_space)
+            extra[mine] = SeatAgent(human, who, human.name, seconds=api.config.human_seconds)
         queue: asyncio.Queue = asyncio.Queue()
         events: list[Event] = []
         seat_view = mine if human else None
