@@ -17,6 +17,7 @@ from .endpoints import register_endpoints
 from .i18n import Interface, normal, text
 from .leaderboard import build_leaderboard_tab
 from .play import build_play_tab
+from .queue_upkeep import queue_upkeep, quiet_analytics
 from .results import build_results_tab, games_with_results
 from .sessions import Sessions
 from .suites_tab import build_suites_tab
@@ -45,12 +46,13 @@ OPEN_API_PAGE_JS = """async () => {
 
 def launch_kwargs(api: ArenaAPI, sessions: Sessions) -> dict[str, Any]:
     """What `launch()` needs besides the app: the page's look, and a server start that installs
-    the bounded session store and starts the event loop's lag monitor."""
+    the bounded session store, starts the event loop's lag monitor and the queue's upkeep."""
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             await stack.enter_async_context(sessions.lifespan(app))
             await stack.enter_async_context(api.loop_lag.running(app))
+            await stack.enter_async_context(queue_upkeep(app))
             yield
 
     return {"css": CSS, "theme": THEME, "app_kwargs": {"lifespan": lifespan},
@@ -62,6 +64,7 @@ def build_app(api: ArenaAPI, sessions: Sessions | None = None, signin: SignIn | 
     from the settings when not given)."""
     sessions = sessions or Sessions(api.config.ui_sessions, api.config.ui_session_idle_seconds)
     signin = signin or SignIn(per_minute=api.config.signin_lookups_per_minute)
+    quiet_analytics()  # before launch() makes the queue
     words = Interface()  # every component whose words follow the page's language
 
     def tab(key: str, tab_id: str) -> gr.Tab:
