@@ -26,15 +26,27 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .engines import Done, Engine, LocalEngine, Tracker
+from .match_plan import MatchPlan
 from .off_loop import off_loop
 from .runner import MatchOutcome
 from .store import Store
 
-if TYPE_CHECKING:
-    from .service import Arena, MatchPlan
+
+class Arena(Protocol):
+    """What plays planned matches (`service.Arena`): a worker builds its own of the same type
+    on the same store, so this module never imports the service that uses it."""
+
+    store: Store
+    match_seconds: float | None
+
+    def __init__(self, store: Store, *, match_seconds: float | None = None) -> None: ...
+
+    async def run(self, plan: MatchPlan, *, end: bool = True) -> MatchOutcome: ...
+
+    def end_match(self, match_id: str, outcome: MatchOutcome, *, if_running: bool = False) -> Any: ...
 
 PLAYED_ELSEWHERE = "another live process is playing this match"
 
@@ -54,19 +66,18 @@ class MatchJob:
     In process the driver's own arena plays them (`arena`, never pickled to a cluster)."""
 
     url: str
+    arena_type: type[Arena]  # pickled by reference: a worker imports it
     match_seconds: float | None = None
     arena: Arena | None = field(default=None, compare=False, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"url": self.url, "match_seconds": self.match_seconds, "arena": None}
+        return {"url": self.url, "arena_type": self.arena_type, "match_seconds": self.match_seconds, "arena": None}
 
     def open(self) -> MatchWorker:
         if self.arena is not None:
             return MatchWorker(self.arena)
-        from .service import Arena
-
         # a worker does not abort other processes' running matches: the driver did at start
-        return MatchWorker(Arena(Store(self.url, recover=False), match_seconds=self.match_seconds))
+        return MatchWorker(self.arena_type(Store(self.url, recover=False), match_seconds=self.match_seconds))
 
 
 class MatchWorker:
@@ -129,7 +140,7 @@ async def run_planned(arena: Arena, plans: Sequence[MatchPlan], *, engine: Engin
         pending_rates.append(asyncio.ensure_future(rate_in_order()))
 
     engine = engine or LocalEngine(concurrency)
-    await engine.map(MatchJob(store.url, arena.match_seconds, arena), [plans[i] for i in todo],
+    await engine.map(MatchJob(store.url, type(arena), arena.match_seconds, arena), [plans[i] for i in todo],
                      on_start=(lambda _: tracker.start()) if tracker is not None else None, on_end=ended)
     await asyncio.gather(*pending_rates)
     await rate_in_order()

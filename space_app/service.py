@@ -9,7 +9,6 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from cachetools import TTLCache
@@ -23,6 +22,7 @@ from .core import get_game
 from .core.events import Call, Event
 from .engines import Engine, Tracker
 from .event_writer import EventWriter
+from .match_plan import MatchPlan
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
@@ -33,21 +33,6 @@ from .store import Store
 log = logging.getLogger(__name__)
 LiveCallback = Callable[[list[tuple[int, Event]]], None]
 NAME_SECONDS = 30.0  # how long a seat name read from the store is reused
-
-
-@dataclass
-class MatchPlan:
-    game: str
-    seats: list[str]  # agent specs, in seat order
-    seed: int
-    settings: dict[str, Any] | None = None
-    tag: str = ""
-    owner: str = ""
-    match_id: str = ""
-    role_specs: dict[str, str] | None = None  # e.g. {"spy": "house:heuristic+attacker"}
-    # match_id derived from the plan (`batch.plan_id`): a match already finished under it is
-    # not played again, a half-written one is replaced
-    planned: bool = False
 
 
 class Arena:
