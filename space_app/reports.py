@@ -141,9 +141,30 @@ def render(tables: Sequence[Table], fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
 
 
+def results_sections(store: Any, reports: dict[str, Report]) -> list[Any]:
+    """The Results tab's view of these reports: each table as a table section (cells as text)
+    with its caption and footnotes beneath. Each report reads its own runs, whatever the
+    Leaderboard's filter, and runs of mixed settings come split into a table set per group."""
+    import pandas as pd  # loaded when a page is drawn
+
+    from .core.spec import ResultsSection
+
+    sections: list[Any] = []
+    for name, report in reports.items():
+        tables = report.build(store, ReportQuery(split=True))
+        for table in tables:
+            frame = pd.DataFrame([[c.text() for c in row] for row in table.rows], columns=table.columns)
+            notes = "\n".join(f"- {n}" for n in table.footnotes)
+            sections += [ResultsSection(f"{_heading(table)} (`report {name}`)", "table", frame),
+                         ResultsSection(f"{_heading(table)}: what it reads", "markdown",
+                                        f"{table.caption}\n\n{notes}".strip())]
+    return sections
+
+
 def agents_arg(text: str | None) -> tuple[str, ...] | None:
     agents = tuple(dict.fromkeys(a.strip() for a in (text or "").split(",") if a.strip()))
     return agents or None
 
 
-__all__ = ["FORMATS", "agents_arg", "all_reports", "build", "csv_text", "get_report", "latex", "markdown", "render"]
+__all__ = ["FORMATS", "agents_arg", "all_reports", "build", "csv_text", "get_report", "latex", "markdown", "render",
+           "results_sections"]

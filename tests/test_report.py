@@ -343,3 +343,27 @@ def test_strangers_names_cannot_break_a_table_in_any_format():
 def test_an_unknown_report_is_refused_with_the_known_ones(tmp_path):
     with pytest.raises(ValueError, match="no report 'nope'; known: interintent, muma, whodunit, wis"):
         build(Store(str(tmp_path / "empty.db")), "nope", ReportQuery())
+
+
+# ------------------------------------------------------------------------------ the Results tab
+def test_the_results_tab_ends_each_page_with_its_reports_tables(spy_store, muma_store):
+    from space_app.api import ArenaAPI
+    from space_app.config import ArenaConfig
+    from space_app.ui.results import SUITES_PAGE, games_with_results, page_for
+
+    api = ArenaAPI(ArenaConfig(db=spy_store, demo_matches=0))
+    assert "spy" in [g for _, g in games_with_results()]  # it has no page of its own, but a report
+    page = page_for(api, "spy", ["tournament"])
+    titles = [s.title for s in page.sections]
+    assert titles[0] == "WiS leaderboard (`report wis`)" and page.sections[0].kind == "table"
+    assert list(page.sections[0].value.columns) == ["agent", "Ranking score", "Win rate %", "Win rate spy %",
+                                                     "Win rate civilian %", "Avg score", "Avg score spy",
+                                                     "Avg score civilian", "Vote accuracy %", "Foul rate %"]
+    assert "WiS prompt-injection attack and defence study (`report wis`)" in titles
+    muma_api = ArenaAPI(ArenaConfig(db=muma_store[0], demo_matches=0))
+    suites = page_for(muma_api, SUITES_PAGE)
+    shown = {s.title: s for s in suites.sections}
+    measured = shown["MuMA-ToM Table 1: accuracy by question type, % (`report muma`)"].value
+    assert list(measured["agent"]) == [GUESS, OVERLAP]
+    published = shown["MuMA-ToM: published results, % [published] (`report muma`)"].value
+    assert list(published["All"]) == ["81.4"]
