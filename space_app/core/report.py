@@ -144,8 +144,8 @@ def describe_key(key: str) -> str:
 
 
 def differences(keys: Sequence[str]) -> list[str]:
-    """What differs between run keys: 'rules version: 1 (3 runs), 2 (5 runs)' style lines
-    without counts; each line names one setting and the values met."""
+    """What differs between run keys, a line per setting that differs (the rules version
+    first) with the values met, e.g. 'rounds: 1, 2'."""
     read = [json.loads(k) for k in keys]
     out = []
     versions = sorted({r["rules"] for r in read})
@@ -160,8 +160,8 @@ def differences(keys: Sequence[str]) -> list[str]:
 
 
 def one_group(found: dict[str, list[dict[str, Any]]], what: str) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The groups to report on: all of them, each with its description, when there is one;
-    several only when the caller split (`split_groups`). A mix is refused naming what differs."""
+    """The one group (with its description) when the runs agree; a mix is refused, naming what
+    differs and each group's run count."""
     if len(found) <= 1:
         return [(describe_key(k), v) for k, v in found.items()]
     counts = "; ".join(f"{describe_key(k)} ({len(v)} runs)" for k, v in found.items())
