@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_index import GameFace, game_faces
+from .cli_index import GameFace, game_faces, report_names
 from .safe_text import terminal_text
 from .store_error import StoreError
 from .tables import figure, render
@@ -478,6 +478,26 @@ def export_log(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .core.report import MixedRuns, ReportQuery
+    from .reports import agents_arg, build, render
+    from .store import Store
+
+    query = ReportQuery(agents=agents_arg(args.agents), tag=args.tag, split=args.split)
+    try:
+        tables = build(Store(args.db, recover=False), args.name, query)
+    except MixedRuns as exc:
+        say(f"error: {exc}", file=sys.stderr)
+        return 3
+    text = render(tables, args.format)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(tables)} tables of report {args.name} written to {args.out}", file=sys.stderr)
+    else:
+        say(text)
+    return 0
+
+
 def cmd_copy_store(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -633,6 +653,21 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         from .suites.muma_import import configure
 
         configure(muma)
+
+    names = report_names()
+    rp = sub.add_parser("report", help="a paper's main tables from stored runs (agents as rows, the paper's columns, "
+                        "n and 95%% intervals) as Markdown, CSV or LaTeX: " + "; ".join(
+                            f"{name} = {title}" for name, title in names.items()).replace("%", "%%"))
+    rp.add_argument("name", choices=sorted(names), help="which paper's tables")
+    rp.add_argument("--agents", default=None, metavar="A,B,...", help="the rows, in this order (default: every "
+                    "agent with stored runs)")
+    rp.add_argument("--tag", default=None, help="only runs with this tag (default: the report's own runs, e.g. "
+                    "the coe and coe-matrix tags; see docs/reports.md)")
+    rp.add_argument("--format", choices=["markdown", "csv", "latex"], default="markdown")
+    rp.add_argument("--out", default=None, metavar="FILE", help="write here (default: standard output)")
+    rp.add_argument("--split", action="store_true", help="runs that mix settings or rule versions: a table set "
+                    "per group (default: refuse, naming what differs)")
+    rp.set_defaults(func=cmd_report)
 
     cs = sub.add_parser("copy-store", help="copy a whole store to another backend (e.g. a SQLite file to an empty "
                         "PostgreSQL database) and check that every count and every game's standings agree")

@@ -1,6 +1,6 @@
 """What the command line shows of each game without importing it (its id, its own commands, its
-setting options and its studies), kept in `cli_index.json` beside this module, so that the CLI's
-parser and every `--help` load no game.
+setting options and its studies) and the names of the paper-shaped reports (`report NAME`), kept
+in `cli_index.json` beside this module, so that the CLI's parser and every `--help` load no game.
 
 Importing the four game folders (event models, script catalogues, drawings) costs most of a
 second; a command loads them only when it runs one. The specs stay the truth: the file is
@@ -75,9 +75,29 @@ def game_faces() -> list[GameFace]:
     return faces if faces is not None else from_specs()
 
 
+def reports_from_specs() -> dict[str, str]:
+    """Every report's name and title, read from the games and suites (imports them)."""
+    from .reports import all_reports
+
+    return {name: report.title for name, report in sorted(all_reports().items())}
+
+
+def report_names() -> dict[str, str]:
+    """The `report` command's names and titles: from the index when it is current, else from
+    the games and suites themselves."""
+    if indexed() is not None:
+        try:
+            found = json.loads(INDEX.read_text(encoding="utf-8"))["reports"]
+            if isinstance(found, dict):
+                return {str(k): str(v) for k, v in found.items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return reports_from_specs()
+
+
 def render(_old: str = "") -> str:
-    return json.dumps({"generated_by": REGENERATE, "games": [f.to_json() for f in from_specs()]},
-                      ensure_ascii=False, indent=1) + "\n"
+    return json.dumps({"generated_by": REGENERATE, "games": [f.to_json() for f in from_specs()],
+                       "reports": reports_from_specs()}, ensure_ascii=False, indent=1) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     return command(REGENERATE, __doc__, INDEX, render, argv)
 
 
-__all__ = ["GameFace", "from_specs", "game_faces", "game_folders", "indexed"]
+__all__ = ["GameFace", "from_specs", "game_faces", "game_folders", "indexed", "report_names", "reports_from_specs"]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from .documents import DocumentsHook, SeatDocument, SeatView, told_documents
 from .events import EventKinds
 from .game import Game
 from .records import AgentTotals, SeatRecord
+from .report import Report
 
 MatchRecord = dict[str, Any]  # a stored match as `Store.get_match` returns it
 # the generic leaderboard columns, which a game's own columns must not reuse
@@ -353,7 +354,8 @@ class HouseAgents:
 
 @dataclass(frozen=True)
 class Extras:
-    """What a game may bring beyond matches: studies, question sets and its own CLI commands."""
+    """What a game may bring beyond matches: studies, question sets, its own CLI commands and
+    the paper-shaped reports of its stored runs."""
 
     studies: Mapping[str, Study] = field(default_factory=dict)
     # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
@@ -361,6 +363,9 @@ class Extras:
     # the game's own commands for the headless CLI: name -> (help, main(argv, services) -> exit
     # code), e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
     commands: Mapping[str, GameCommand] = field(default_factory=dict)
+    # a paper's main tables from stored runs, by report name (`python -m space_app report NAME`,
+    # the Results tab), e.g. mystery's "whodunit"
+    reports: Mapping[str, Report] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from ..core import GAMES
 from .baselines import GuessAgent, OverlapAgent
+from .muma_tom import REPORT as MUMA_REPORT
 from .reference import cot_local, direct_local, limp_local
 from .registry import (
+    REPORTS,
     SUITES,
     TOM_RULES,
     Suite,
@@ -17,6 +19,7 @@ from .registry import (
     UnknownSuite,
     open_suite,
     register,
+    register_report,
     suite_games,
     suite_house_agents,
 )
@@ -43,11 +46,14 @@ register(SuiteSource(
     },
 ))
 
+# MuMA-ToM's table over stored runs of an imported MuMA-ToM file (the files are not shipped)
+register_report("muma", MUMA_REPORT)
+
 # every game's question sets (e.g. a murder script's CoE quizzes) are suites too
 for _spec in GAMES.values():
     for _suite_id, _quiz in _spec.extras.quizzes.items():
         register(SuiteSource(id=_suite_id, title=_quiz.title, path=None, game=_spec.id, describe=_quiz.describe,
                              types=_quiz.types, items=_quiz.items, rules=_quiz.rules))
 
-__all__ = ["SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
-           "suite_house_agents"]
+__all__ = ["REPORTS", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "register_report",
+           "suite_games", "suite_house_agents"]

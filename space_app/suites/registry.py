@@ -11,6 +11,7 @@ from typing import Any
 
 from sdk import Agent
 
+from ..core.report import Report
 from .items import LoadedSuite, load_items, load_suite
 
 # the Theory-of-Mind suites' rules (a file suite of no known source is read as one)
@@ -36,6 +37,8 @@ class SuiteSource:
 
 
 SUITES: dict[str, SuiteSource] = {}
+# a suite's paper-shaped report (`python -m space_app report NAME`), by report name
+REPORTS: dict[str, Report] = {}
 
 
 class UnknownSuite(ValueError):
@@ -47,6 +50,13 @@ def register(source: SuiteSource) -> SuiteSource:
         raise ValueError(f"suite {source.id!r}: a unique id is needed")
     SUITES[source.id] = source
     return source
+
+
+def register_report(name: str, report: Report) -> Report:
+    if not name or name in REPORTS:
+        raise ValueError(f"report {name!r}: a unique name is needed")
+    REPORTS[name] = report
+    return report
 
 
 def suite_games() -> tuple[str, ...]:
@@ -102,5 +112,5 @@ def open_suite(name: str) -> Suite:
                        "in the suite format)")
 
 
-__all__ = ["ALIASES", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "suite_games",
-           "suite_house_agents"]
+__all__ = ["ALIASES", "REPORTS", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register",
+           "register_report", "suite_games", "suite_house_agents"]

@@ -1,11 +1,13 @@
 """Results tab: each game's own results page (`Presentation.results`: the murder mystery's
 win-rate matrix and Chain of Evaluation, Avalon's intention and game metrics), read over the
 Leaderboard's match filter so the two count the same matches, and the Theory-of-Mind suites'
-page (per-type accuracy per agent, with the people who took the quiz in the browser). Built
-from the store when opened."""
+page (per-type accuracy per agent, with the people who took the quiz in the browser); each page
+ends with the tables of its game's (or the suites') paper-shaped reports (`space_app/reports.py`).
+Built from the store when opened."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gradio as gr
@@ -13,8 +15,9 @@ import pandas as pd
 
 from ..api import ApiError, ArenaAPI
 from ..core import GAMES, ResultsPage, ResultsSection
+from ..reports import results_sections
 from ..sources import DEFAULT_KINDS, KINDS
-from ..suites import SUITES
+from ..suites import REPORTS, SUITES
 from .charts import bars
 from .i18n import Interface, text
 from .leaderboard import kind_choices
@@ -28,7 +31,8 @@ def tom_suites() -> list[str]:
 
 
 def games_with_results(language: str = "en") -> list[tuple[str, str]]:
-    pages = [(g.facts.title_in(language), g.id) for g in GAMES.values() if g.presentation.results is not None]
+    pages = [(g.facts.title_in(language), g.id) for g in GAMES.values()
+             if g.presentation.results is not None or g.extras.reports]
     if tom_suites():
         pages.append((text(language, "results.tom"), SUITES_PAGE))
     return pages
@@ -74,9 +78,25 @@ def suites_page(api: ArenaAPI) -> ResultsPage:
 
 
 def page_for(api: ArenaAPI, game_id: str, sources: list[str] | None = None) -> ResultsPage | None:
+    """The game's own page (or the suites'), followed by the paper-shaped tables of its reports."""
     if game_id == SUITES_PAGE:
-        return suites_page(api)
-    return api.results_page(game_id, sorted(sources or []))
+        page: ResultsPage | None = suites_page(api)
+        reports = dict(REPORTS)
+    else:
+        page = api.results_page(game_id, sorted(sources or []))
+        spec = GAMES.get(game_id)
+        reports = dict(spec.extras.reports) if spec is not None else {}
+    if not reports:
+        return page
+    extra = tuple(results_sections(api.store, reports))
+    if page is None:
+        title = GAMES[game_id].facts.title
+        return ResultsPage(title=f"{title}: the papers' tables", note=REPORTS_NOTE, sections=extra)
+    return dataclasses.replace(page, sections=(*page.sections, *extra))
+
+
+REPORTS_NOTE = ("The papers' tables (`python -m space_app report NAME`, docs/reports.md) read their own stored runs "
+                "whatever the match filter; runs of different settings come as a table set per group.")
 
 
 def section_component(section: ResultsSection) -> Any:

@@ -27,6 +27,7 @@ from ...core.spec import (
     Study,
 )
 from . import quizset, study
+from . import report as interintent
 from .agents import RandomAvalonAgent, RuleAvalonAgent, intent_local_agent
 from .documents import documents
 from .events import KINDS
@@ -130,6 +131,7 @@ SPEC = register(GameSpec(
         demo=("house:avalon-rules", "house:avalon-random"),
     ),
     extras=Extras(
+        reports={"interintent": interintent.REPORT},
         studies={"intentions": Study(title="Intention study", describe=study.DESCRIBE, columns=study.COLUMNS,
                                      run=study.run, chart=study.chart, chart_order=study.CHART_ORDER,
                                      newest=study.newest, base="house:avalon-scripted-model")},

@@ -140,6 +140,24 @@ def heuristic_following(s: IntentionStatement, catalogue: Catalogue | None = Non
     return 1.0 + 4.0 * sum(parts) / len(parts)
 
 
+def heuristic_following_parts(s: IntentionStatement, catalogue: Catalogue | None = None) -> tuple[float, float]:
+    """(THINK, SPEAK): the following score of each text on its own, 1 + 4 × the share of the
+    intentions one of whose key words it holds (no intention, or an empty text: 1)."""
+    catalogue = catalogue or load_catalogue()
+
+    def score(text: str) -> float:
+        text = text.casefold()
+        if not s.chosen or not text.strip():
+            return 1.0
+        hits = []
+        for ident in s.chosen:
+            intention = catalogue.get(ident)
+            hits.append(any(_mentions(text, w) for w in (intention.keywords if intention else ())))
+        return 1.0 + 4.0 * sum(hits) / len(hits)
+
+    return score(s.think), score(s.speak)
+
+
 def heuristic_judge(s: IntentionStatement, catalogue: Catalogue | None = None) -> dict[str, Any]:
     return {"judge": HEURISTIC, "reasonableness": heuristic_reasonableness(s, catalogue),
             "following": heuristic_following(s, catalogue)}
@@ -197,6 +215,7 @@ def judge_match(match: dict[str, Any], llm_caller: Callable[[list[dict[str, Any]
     return rows
 
 
-__all__ = ["HEURISTIC", "JUDGE_PROMPT", "LLM", "IntentionStatement", "heuristic_following", "heuristic_judge",
+__all__ = ["HEURISTIC", "JUDGE_PROMPT", "LLM", "IntentionStatement", "heuristic_following", "heuristic_following_parts",
+           "heuristic_judge",
            "heuristic_reasonableness", "intention_statements", "judge_match", "judge_prompt", "read_scores",
            "situation_text"]

@@ -142,6 +142,8 @@ class QuizResult:
     quiz: str
     score: float
     judged: int = 1
+    about: str | None = None  # intention quizzes: the seat whose statement it was on
+    quest: int | None = None  # ... and that statement's quest
 
 
 def quiz_results(match: dict[str, Any], catalogue: Catalogue | None = None,
@@ -165,7 +167,7 @@ def quiz_results(match: dict[str, Any], catalogue: Catalogue | None = None,
             picks = list(e.picks)
             if quiz in ("summarise", "guess"):
                 truth = selections.get((question.about or "", question.quest or 0, question.attempt or 0), [])
-                yield QuizResult(seat, quiz, f1(picks, truth))
+                yield QuizResult(seat, quiz, f1(picks, truth), about=question.about, quest=question.quest)
             elif quiz == "deduce":
                 others = [x for x in question.options if x in sides]
                 yield QuizResult(seat, quiz, deduction_correct(picks or None, others, sides), len(others))

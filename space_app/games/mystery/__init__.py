@@ -41,6 +41,7 @@ from .catalog import (
 )
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
+from .coe.report import REPORT as WHODUNIT_REPORT
 from .coe.results import results_page
 from .documents import documents
 from .events import KINDS, MysterySetup
@@ -176,6 +177,7 @@ SPEC = register(GameSpec(
                           coe_main),
                   "coe-matrix": ("the win-rate matrix: each agent as the innocents against each as the murderer on "
                                  "every script, draws and error matches apart", matrix_main)},
+        reports={"whodunit": WHODUNIT_REPORT},
     ),
 ))
 

@@ -31,6 +31,7 @@ from ...core.spec import (
 from .agents import HeuristicSpyAgent, RandomAgent
 from .events import KINDS, SpySetup
 from .metrics import history, records, row
+from .report import REPORT as WIS_REPORT
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings, dealt_roles
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
 from .studies import (
@@ -147,6 +148,7 @@ SPEC = register(GameSpec(
         kinds={"wis": AgentKind("the WiS platform's Who-is-the-Spy HTTP protocol", _wis_agent)},
     ),
     extras=Extras(
+        reports={"wis": WIS_REPORT},
         studies={
             "attack": Study("Attack / defence study",
                             "the same seeds as a baseline, with an attacker spy (a prompt injection telling the "

@@ -121,7 +121,7 @@ def chart_frame(scores: dict[str, list[Score]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["score · agent", "agent", "score", "value"])
 
 
-def _quiz_tags() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+def quiz_tags() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Each quiz item's tags, and its option count (2-4: the chance level follows it)."""
     items = [item for script in catalog().scripts.values() for item in suite_items(script)]
     return {i["id"]: i["tags"] for i in items}, {i["id"]: len(i["options"]) for i in items}
@@ -142,7 +142,7 @@ def results_page(store: Any, scope: ResultsScope, newest: int = NEWEST) -> Resul
             answered.setdefault(agent, []).append(suite)
     agents = sorted({s["agent_id"] for m in matches for s in m["seats"]} | set(answered))
     judge = HeuristicJudge()
-    tags, offered = _quiz_tags() if answered else ({}, {})
+    tags, offered = quiz_tags() if answered else ({}, {})
     scores: dict[str, list[Score]] = {}
     for agent in agents:
         rows = [r for suite in sorted(answered.get(agent, [])) for r in store.answers(suite, agent)]
