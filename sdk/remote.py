@@ -240,6 +240,9 @@ class RemoteAgent(Agent):
                 meta["notes"] = notes
             if value.get("truncated") is True:
                 meta["truncated"] = True
+            if isinstance(value.get("model_calls"), list) and value["model_calls"]:
+                # the agent's own trace, sent by its choice: the arena checks and bounds it
+                meta["model_calls"] = value["model_calls"]
         return Reply(text=text, usage=parsed, meta=meta)
 
     def _post(self, endpoint: str, data: list[Any], deadline: float) -> Any:

@@ -4,7 +4,9 @@ Space settings (Settings -> Variables and secrets):
   OPENAI_API_KEY   secret    the endpoint's key
   MODEL            variable  model name, e.g. gpt-4o-mini
   OPENAI_BASE_URL  variable  optional, e.g. https://router.huggingface.co/v1
-  AGENT_SECRET     secret    optional: calls without it are refused (protects your credits)
+  AGENT_SECRET     secret    optional: calls without it are refused (protects your credits);
+                             it also opens this Space's Calls tab (your agent's own trace)
+  AGENT_SHARE_TRACE variable optional: 1 sends each turn's model calls to the arena with the reply
 """
 
 import os
