@@ -638,6 +638,12 @@ class ArenaAPI:
         with self.admit_batch(visitor):
             return await found.run(self.arena, base=base, games=int(games), seed=int(seed))
 
+    def report_sections(self, reports: dict[str, Any]) -> list[Any]:
+        """The Results tab's sections of these paper-shaped reports, read from the stored runs."""
+        from .reports import results_sections  # loaded when a page is drawn
+
+        return results_sections(self.store, reports)
+
     def results_page(self, game: str, sources: str | Iterable[str] = "default") -> ResultsPage | None:
         """The game's own results page from the stored runs, or None when it has none. It reads
         the matches of the leaderboard's filter (`sources`, the same default), so the two agree."""

@@ -15,7 +15,6 @@ import pandas as pd
 
 from ..api import ApiError, ArenaAPI
 from ..core import GAMES, ResultsPage, ResultsSection
-from ..reports import results_sections
 from ..sources import DEFAULT_KINDS, KINDS
 from ..suites import REPORTS, SUITES
 from .charts import bars
@@ -88,7 +87,7 @@ def page_for(api: ArenaAPI, game_id: str, sources: list[str] | None = None) -> R
         reports = dict(spec.extras.reports) if spec is not None else {}
     if not reports:
         return page
-    extra = tuple(results_sections(api.store, reports))
+    extra = tuple(api.report_sections(reports))
     if page is None:
         title = GAMES[game_id].facts.title
         return ResultsPage(title=f"{title}: the papers' tables", note=REPORTS_NOTE, sections=extra)
