@@ -28,23 +28,25 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}… [cut: {len(text) - MAX_TEXT} more characters]"
 
 
+def described_parts(parts: list[Any]) -> str:
+    """OpenAI-style content parts as text: each picture described by its size or address (a
+    data URL can be megabytes), never kept."""
+    out = []
+    for part in parts:
+        part = part if isinstance(part, dict) else {}
+        if part.get("type") == "text":
+            out.append(str(part.get("text", "")))
+        else:
+            url = str((part.get("image_url") or {}).get("url", "")) if isinstance(part.get("image_url"), dict) else ""
+            out.append(f"[image: {len(url)} characters of data URL]" if url.startswith("data:")
+                       else f"[image: {url[:200]}]")
+    return "\n".join(out)
+
+
 def _content(content: Any) -> str:
-    """A message's text; a picture (a data URL can be megabytes) is described, not kept."""
-    if isinstance(content, str):
-        return _cut(content)
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            part = part if isinstance(part, dict) else {}
-            if part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
-            else:
-                url = str((part.get("image_url") or {}).get("url", "")) if isinstance(part.get("image_url"), dict) \
-                    else ""
-                parts.append(f"[image: {len(url)} characters of data URL]" if url.startswith("data:")
-                             else f"[image: {url[:200]}]")
-        return _cut("\n".join(parts))
-    return _cut(str(content))
+    """A message's text, pictures described, cut to a bound."""
+    return _cut(content if isinstance(content, str)
+                else described_parts(content) if isinstance(content, list) else str(content))
 
 
 def plain_calls(calls: Any) -> list[dict[str, Any]]:
@@ -101,4 +103,4 @@ class TraceBook:
 
 SUMMARY_COLUMNS = ["time (UTC)", "match", "seat", "verb", "round", "model calls", "tokens", "seconds", "reply"]
 
-__all__ = ["MAX_TURNS", "SUMMARY_COLUMNS", "TraceBook", "plain_calls"]
+__all__ = ["MAX_TURNS", "SUMMARY_COLUMNS", "TraceBook", "described_parts", "plain_calls"]

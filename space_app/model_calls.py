@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sdk.traces import described_parts
+
 MAX_CALLS = 6  # model calls kept per turn (LLMAgent makes at most three)
 MAX_CONTENT = 12_000  # characters of one message or reply kept
 MAX_TOTAL = 48_000  # characters of all the texts of one turn kept
@@ -34,17 +36,7 @@ class ModelMessage(BaseModel):
         if isinstance(value, str):
             return value
         if isinstance(value, list):  # OpenAI-style content parts
-            out = []
-            for part in value:
-                part = part if isinstance(part, dict) else {}
-                if part.get("type") == "text":
-                    out.append(str(part.get("text", "")))
-                else:
-                    url = str((part.get("image_url") or {}).get("url", "")) if isinstance(
-                        part.get("image_url"), dict) else ""
-                    out.append(f"[image: {len(url)} characters of data URL]" if url.startswith("data:")
-                               else f"[image: {url[:200]}]")
-            return "\n".join(out)
+            return described_parts(value)
         raise ValueError(f"content is {type(value).__name__}, not text")
 
 
