@@ -23,8 +23,10 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from .refusal import Refusal
 
-class Refused(ValueError):
+
+class Refused(Refusal):
     """No slot now; the message says whose limit was reached."""
 
 
@@ -36,8 +38,8 @@ class _Waiter:
 
 
 class MatchSlots:
-    def __init__(self, total: int, per_visitor: int, refuse: type[Exception] = Refused) -> None:
-        self.refuse = refuse  # the exception a refusal raises (the API's own, with the message)
+    def __init__(self, total: int, per_visitor: int, refuse: type[Refusal] = Refused) -> None:
+        self.refuse = refuse  # the refusal raised (the API's own, with the message and its words)
         self.total = max(1, total)
         self.per_visitor = max(1, per_visitor)
         self._running: Counter[str] = Counter()  # matches holding a slot, per visitor
@@ -53,12 +55,17 @@ class MatchSlots:
     def _free(self, visitor: str) -> bool:
         return sum(self._running.values()) < self.total and self._running[visitor] < self.per_visitor
 
-    def _refusal(self, visitor: str) -> str:
+    def _full(self) -> Exception:
         total = sum(self._running.values())
-        if total >= self.total:
-            return f"The arena is running {total} matches, its limit; try again in a minute."
-        return (f"You already have {self._running[visitor]} matches running "
-                f"(limit {self.per_visitor}); wait for one to finish.")
+        return self.refuse(f"The arena is running {total} matches, its limit; try again in a minute.",
+                           "arena_full", total=total)
+
+    def _refusal(self, visitor: str) -> Exception:
+        if sum(self._running.values()) >= self.total:
+            return self._full()
+        running = self._running[visitor]
+        return self.refuse(f"You already have {running} matches running (limit {self.per_visitor}); "
+                           "wait for one to finish.", "your_matches", running=running, limit=self.per_visitor)
 
     # -- one match, now or never -------------------------------------------------------
     @contextmanager
@@ -66,7 +73,7 @@ class MatchSlots:
         """A slot for one match at once, or `Refused`."""
         with self._lock:
             if not self._free(visitor):
-                raise self.refuse(self._refusal(visitor))
+                raise self._refusal(visitor)
             self._running[visitor] += 1
         try:
             yield
@@ -81,11 +88,12 @@ class MatchSlots:
         as match slots, or the arena is full."""
         with self._lock:
             if self._calls[visitor] >= self.per_visitor:
-                raise self.refuse(f"You already have {self._calls[visitor]} comparisons, studies or benchmarks "
-                                  f"running (limit {self.per_visitor}); wait for one to finish.")
-            total = sum(self._running.values())
-            if total >= self.total:
-                raise self.refuse(f"The arena is running {total} matches, its limit; try again in a minute.")
+                running = self._calls[visitor]
+                raise self.refuse(f"You already have {running} comparisons, studies or benchmarks running "
+                                  f"(limit {self.per_visitor}); wait for one to finish.", "your_batches",
+                                  running=running, limit=self.per_visitor)
+            if sum(self._running.values()) >= self.total:
+                raise self._full()
             self._calls[visitor] += 1
         token = _BATCH.set((self, visitor))
         try:

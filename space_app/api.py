@@ -47,6 +47,7 @@ from .head_to_head import head_to_head
 from .images import outside_images
 from .leaderboard import board
 from .loop_lag import LoopLag
+from .refusal import Refusal
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
 from .service import Arena, LiveCallback, MatchPlan
@@ -72,8 +73,9 @@ SEED_LIMIT = 2**63  # a seed is stored as a signed 64-bit integer
 _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")  # ASCII digits only: int() also reads '²' and '٣'
 
 
-class ApiError(ValueError):
-    """A request the arena refuses, with the reason."""
+class ApiError(Refusal):
+    """A request the arena refuses, with the reason (and, for those a page shows, its words: see
+    `space_app.refusal`)."""
 
 
 def whole_number(value: Any, name: str, low: int, high: int, clamp: bool = True) -> int:
@@ -284,7 +286,8 @@ class ArenaAPI:
         spec = get_game(req.game)
         n = int(req.settings.get("players", spec.facts.default_players))
         if len(req.seats) > n:
-            raise ApiError(f"{req.game} has {n} seats, got {len(req.seats)} agents")
+            raise ApiError(f"{req.game} has {n} seats, got {len(req.seats)} agents", "too_many_seats",
+                           game=req.game, seats=n, agents=len(req.seats))
         seed = req.seed if req.seed is not None else random.randrange(2**31)
         # random fill: empty seats (or missing ones at the end) get one of the game's fast house agents
         rng = random.Random(seed)
@@ -298,12 +301,13 @@ class ArenaAPI:
                 self.arena.catalogue.resolve(s)
                 self.arena.catalogue.check_plays(s, req.game)
             except UnknownAgent as exc:
-                raise ApiError(str(exc)) from exc
+                raise ApiError.carrying(exc) from exc
         seconds = req.settings.get("seconds")
         if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) \
                 and not 0 < seconds <= self.config.max_turn_seconds:
             raise ApiError(f"invalid settings: seconds: must be more than 0 and at most "
-                           f"{self.config.max_turn_seconds:g} (this arena's turn limit)")
+                           f"{self.config.max_turn_seconds:g} (this arena's turn limit)", "turn_seconds",
+                           limit=f"{self.config.max_turn_seconds:g}")
         try:
             spec.rules.settings_class.model_validate({**req.settings, "players": n})
             # the first turn's observations carry the per-turn limits: a setting that
@@ -323,7 +327,8 @@ class ArenaAPI:
         signed-in caller, and only a URL the egress policy allows."""
         if self.config.on_space and not signed_in:
             raise ApiError(f"{base_of(spec)!r}: seating an agent by URL needs sign-in here; "
-                           "register the agent in the Agents tab, or sign in with Hugging Face")
+                           "register the agent in the Agents tab, or sign in with Hugging Face", "url_sign_in",
+                           agent=base_of(spec))
         base = base_of(spec)
         src = base.split(":", 1)[1]
         try:
@@ -360,9 +365,9 @@ class ArenaAPI:
         with self._lock:
             live = self._live.get((match_id or "").strip())
         if live is None:
-            raise ApiError(f"no running match {match_id[:40]!r} here")
+            raise ApiError(f"no running match {match_id[:40]!r} here", "no_running_match", match=match_id[:40])
         if live.owner != visitor:
-            raise ApiError("only whoever started a match can cancel it")
+            raise ApiError("only whoever started a match can cancel it", "not_your_match")
         live.loop.call_soon_threadsafe(live.task.cancel)
         return f"cancelling {match_id}"
 

@@ -18,6 +18,7 @@ from sdk import Agent, AgentError, LLMAgent, RemoteAgent, local_caller
 from sdk.egress import EgressPolicy
 
 from ..core import GAMES, AgentKind, HouseAgent
+from ..refusal import Refusal
 from ..store import Store
 from ..suites import suite_games, suite_house_agents
 
@@ -74,8 +75,8 @@ def plays(declared: tuple[str, ...] | list[str], game: str) -> bool:
     """Whether an agent that declares `declared` games plays `game` (none declared: any game)."""
     return not declared or game in declared
 
-class UnknownAgent(ValueError):
-    pass
+class UnknownAgent(Refusal):
+    """An agent that cannot be seated (unknown, unreachable by policy, or not playing the game)."""
 
 
 def split_spec(spec: str) -> tuple[str, list[str]]:
@@ -162,7 +163,8 @@ class AgentCatalogue:
         declared = self.games_of(spec)
         if not plays(declared, game):
             raise UnknownAgent(f"agent {spec!r} does not play {game!r} (it declares: "
-                               f"{', '.join(declared) or 'no game'})")
+                               f"{', '.join(declared) or 'no game'})", "not_playing", agent=spec, game=game,
+                               declared=", ".join(declared) or "—")
 
     def cached(self) -> int:
         """How many agents are held (house, added and cached)."""
@@ -229,10 +231,11 @@ class AgentCatalogue:
                     if row["kind"] == "remote":
                         return self._remote(row["src"], secret=row["secret"], name=row["name"], info=row.get("info"))
         except (ValueError, AgentError) as exc:  # a malformed URL or one the egress policy refuses
-            raise UnknownAgent(f"agent {spec!r} cannot be seated: {exc}") from exc
+            raise UnknownAgent(f"agent {spec!r} cannot be seated: {exc}", "cannot_seat", agent=spec,
+                               reason=str(exc)) from exc
         raise UnknownAgent(f"unknown agent {spec!r}: use a house agent ({', '.join(house_agents())}), "
                            "a registered agent id, remote:<Space id or URL>"
-                           + "".join(f" or {name}:<URL>" for name in agent_kinds()))
+                           + "".join(f" or {name}:<URL>" for name in agent_kinds()), "unknown_agent", agent=spec)
 
     def _remote(self, src: str, secret: str | None = None, name: str | None = None,
                 info: dict[str, Any] | None = None) -> RemoteAgent:

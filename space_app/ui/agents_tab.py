@@ -14,7 +14,7 @@ from ..agent_examples import examples
 from ..api import ApiError, ArenaAPI
 from ..safe_text import markdown_text
 from .common import signed_in, visitor_of, when
-from .i18n import Interface, normal, text
+from .i18n import Interface, normal, refusal, text
 
 AGENT_COLUMNS = ["id", "name", "kind", "owner", "description", "last seen", "calls", "failures", "secret"]
 
@@ -88,7 +88,7 @@ def build_try_agent(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
         try:
             got = await api.try_agent(spec, obs_json, visitor=visitor, signed_in=signed_in(visitor, on_space))
         except ApiError as exc:
-            return "", text(lang, "agents.problem", reason=markdown_text(exc))
+            return "", text(lang, "agents.problem", reason=markdown_text(refusal(lang, exc)))
         return got.get("reply") or "", read_as_markdown(got, normal(lang))
 
     example.change(example_json, [example], [obs_box], api_visibility="private")
@@ -146,7 +146,7 @@ def build_agents_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
             msg = text(lang, "agents.registered", name=markdown_text(reg["name"]),
                        agent_id=markdown_text(reg["agent_id"]))
         except ApiError as exc:
-            msg = text(lang, "agents.not_registered", reason=markdown_text(exc))
+            msg = text(lang, "agents.not_registered", reason=markdown_text(refusal(lang, exc)))
         return msg, "", agents_frame(api, lang), match_links(api, lang)
 
     def remove_as(lang: str, who_owner: str, agent_id: str):
@@ -154,7 +154,7 @@ def build_agents_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
             api.remove_agent(agent_id.strip(), who_owner)
             msg = text(lang, "agents.removed", agent_id=agent_id.strip())  # the API's "removed <id>"
         except ApiError as exc:
-            msg = text(lang, "agents.problem", reason=markdown_text(exc))
+            msg = text(lang, "agents.problem", reason=markdown_text(refusal(lang, exc)))
         return msg, agents_frame(api, lang), match_links(api, lang)
 
     inputs = [src, name, secret, description, kind, language]

@@ -50,6 +50,17 @@ def text(language: str | None, key: str, **values: Any) -> str:
     return words.format(**values) if values else words
 
 
+def refusal(language: str | None, exc: BaseException) -> str:
+    """A refusal in the page's language: the catalogue's words for its key (see
+    `space_app.refusal`) on a page in another language than the default, else its own
+    (English) message, which is also what a refusal without words says everywhere."""
+    key, values = getattr(exc, "key", None), getattr(exc, "values", {})
+    language = normal(language)
+    if key and language != DEFAULT_LANGUAGE and f"refusal.{key}" in catalogue(language):
+        return text(language, f"refusal.{key}", **values)
+    return str(exc)
+
+
 def language_of(match: Mapping[str, Any] | None) -> str:
     """The language a recorded match was played in."""
     settings = (match or {}).get("settings") or {}

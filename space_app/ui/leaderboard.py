@@ -26,7 +26,7 @@ from ..standings import from_row
 from ..tables import figure
 from .charts import bars, lines
 from .common import game_choices, visitor_of
-from .i18n import Interface, normal, text
+from .i18n import Interface, normal, refusal, text
 
 DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
@@ -394,7 +394,7 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
                 await api.run_study(spec.id, found[0], base=found[1].base or spec.house.demo[0], games=int(n), seed=7,
                                     visitor=visitor)
             except ApiError as exc:
-                raise gr.Error(str(exc)) from exc
+                raise gr.Error(refusal(lang, exc)) from exc
             return study_chart(api, spec, normal(lang)), study_markdown(api, spec, normal(lang))
 
         widgets.run_study.click(study_now, [widgets.study_games, language], [widgets.study, widgets.study_report],

@@ -26,7 +26,7 @@ from ..sources import HUMAN, VISITOR
 from .calls_view import seat_calls_html
 from .common import game_choices, signed_in, visitor_of
 from .documents import documents_html
-from .i18n import LANGUAGES, Interface, language_choices, normal, text
+from .i18n import LANGUAGES, Interface, language_choices, normal, refusal, text
 from .media import image_resolver
 from .replay import game_result, transcript_html, visible
 
@@ -359,8 +359,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 api.plan, req, owner=visitor, signed_in=signed_in(visitor, api.config.on_space),
                 tag=HUMAN if person else VISITOR))
         except ApiError as exc:
-            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang),
-                         papers=gr.update(visible=False, value=""))
+            yield closed(text(lang, "play.problem", reason=markdown_text(refusal(lang, exc))),
+                         transcript_html([], language=lang), papers=gr.update(visible=False, value=""))
             return
         human = None
         extra: dict[str, SeatAgent] = {}
@@ -426,7 +426,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                     break
             outcome = task.result()
         except ApiError as exc:
-            yield closed(text(lang, "play.problem", reason=markdown_text(exc)), transcript_html([], language=lang))
+            yield closed(text(lang, "play.problem", reason=markdown_text(refusal(lang, exc))),
+                         transcript_html([], language=lang))
             return
         finally:
             LIVE.pop(session, None)
@@ -465,7 +466,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         try:
             return text(lang, "play.stopping", message=api.cancel_match(match_id, visitor))
         except ApiError as exc:
-            return text(lang, "play.problem", reason=markdown_text(exc))
+            return text(lang, "play.problem", reason=markdown_text(refusal(lang, exc)))
 
     stop.click(stop_match, [language], [status], concurrency_limit=None, api_visibility="private")
 

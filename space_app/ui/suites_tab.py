@@ -13,7 +13,7 @@ from ..api import ApiError, ArenaAPI
 from ..safe_text import markdown_text
 from ..suites import SUITES
 from .common import signed_in, visitor_of
-from .i18n import Interface, normal, text
+from .i18n import Interface, normal, refusal, text
 
 RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %", "timeouts/errors %", "to retry",
                   "people"]
@@ -87,7 +87,7 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
             scores = await api.run_benchmark(suite_id, agent_id, int(n), visitor=visitor,
                                              signed_in=signed_in(visitor, api.config.on_space), fresh=bool(afresh))
         except ApiError as exc:
-            raise gr.Error(str(exc)) from exc
+            raise gr.Error(refusal(lang, exc)) from exc
         rows = api.benchmark_results(suite_id)
         lang = normal(lang)
         msg = text(lang, "suites.scored", agent=markdown_text(scores["agent"]), answered=scores["answered"],
