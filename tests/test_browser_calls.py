@@ -61,6 +61,9 @@ def arena(tmp_path_factory) -> Iterator[tuple[str, dict[str, Any], dict[str, Any
     with log.open("w", encoding="utf-8") as out:
         write_log(out, stored_matches(other, tag="calls"), {"tag": "calls", "match": None, "game": None})
     other.close()
+    store = Store(str(root / "arena.db"))  # a registered agent: seats offer it by name and owner
+    store.upsert_agent("alice/bot", name="Bot", kind="remote", src="http://127.0.0.1:9/", owner="alice")
+    store.close()
     with running_arena(ArenaConfig(db=str(root / "arena.db"), demo_matches=0, allow_private_urls=True)) as (_, url):
         yield url, here, elsewhere, log
 
@@ -165,4 +168,18 @@ def test_a_person_sees_their_own_calls_while_the_match_runs_and_no_one_elses(pag
     expect(observation.locator("pre")).to_contain_text('"you": "P1"')
     page.locator("#stop-match").click()
     expect(page.locator("#play-status")).to_contain_text(re.compile("stopped|Stopped|cancel"))
+    assert not page.errors, page.errors
+
+
+def test_a_seat_choice_shows_its_agents_id_on_hover(page, arena):
+    from playwright.sync_api import expect
+
+    url, *_ = arena
+    page.goto(url)
+    page.locator("#seat-1 input").click()
+    choice = page.locator('#seat-1 li.item[aria-label="Bot · alice"]')
+    expect(choice).to_have_attribute("title", "alice/bot")  # the name and owner shown, the id on hover
+    choice.click()
+    expect(page.locator("#seat-1 input")).to_have_value("Bot · alice")
+    expect(page.locator("#seat-1 input")).to_have_attribute("title", "alice/bot")
     assert not page.errors, page.errors

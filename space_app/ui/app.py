@@ -16,7 +16,7 @@ from .common import CSS, THEME
 from .endpoints import register_endpoints
 from .i18n import Interface, normal, text
 from .leaderboard import build_leaderboard_tab
-from .play import build_play_tab
+from .play import SEAT_IDS_JS, build_play_tab
 from .queue_upkeep import queue_upkeep, quiet_analytics
 from .results import build_results_tab, games_with_results
 from .sessions import Sessions
@@ -116,6 +116,7 @@ def build_app(api: ArenaAPI, sessions: Sessions | None = None, signin: SignIn | 
             return (gr.Tabs(), gr.update(), *unchanged, gr.update(), gr.update())
 
         demo.load(None, None, None, js=OPEN_API_PAGE_JS)
+        demo.load(None, None, None, js=SEAT_IDS_JS)
         demo.load(on_load, None, [tabs, watch["match_id"], *watch["open_outputs"], watch["agent_filter"],
                                   watch["table"]], api_visibility="private")
     return demo

@@ -9,6 +9,7 @@ import gradio as gr
 from ..core import GAMES
 
 CSS = """
+.da-hidden {display: none !important;}
 .da-images {display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0 2px;}
 .da-images img {max-width: min(100%, 560px); height: auto; border: 1px solid #ddd; border-radius: 4px;}
 .da-transcript {max-height: 520px; overflow-y: auto; padding: 8px 12px; border-radius: 8px;

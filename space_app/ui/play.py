@@ -7,6 +7,7 @@ import asyncio
 import functools
 import hashlib
 import html
+import json
 from typing import Any
 
 import gradio as gr
@@ -195,6 +196,36 @@ def agent_choices(api: ArenaAPI, game_id: str) -> list[tuple[str, str]]:
             for label, a in zip(labels, agents, strict=True)]
 
 
+def agent_ids_html(api: ArenaAPI) -> str:
+    """The id behind each seat choice's label, for the page to show on hover (SEAT_IDS_JS):
+    a label names an agent and its owner, the id is what a command or an API call takes."""
+    ids = {label: value for game_id in GAMES for label, value in agent_choices(api, game_id) if label != value}
+    return f"<div data-ids='{html.escape(json.dumps(ids, ensure_ascii=False), quote=True)}'></div>"
+
+
+# each seat choice (and a seat's chosen agent) shows its agent's id on hover; Gradio draws
+# a dropdown's options only while it is open, so the titles are set as they appear
+SEAT_IDS_JS = """() => {
+    if (window.daSeatIds) return;
+    window.daSeatIds = true;
+    const name = () => {
+        const held = document.querySelector('#seat-agent-ids [data-ids]');
+        let ids = {};
+        try { ids = JSON.parse(held ? held.dataset.ids : '{}'); } catch (e) { ids = {}; }
+        document.querySelectorAll('[id^="seat-"] li.item[aria-label]').forEach((li) => {
+            const id = ids[li.getAttribute('aria-label')];
+            if (id && li.title !== id) li.title = id;
+        });
+        document.querySelectorAll('[id^="seat-"] input').forEach((input) => {
+            const id = ids[input.value] || '';
+            if (input.title !== id) input.title = id;
+        });
+    };
+    new MutationObserver(name).observe(document.body, {childList: true, subtree: true});
+    name();
+}"""
+
+
 def agent_label(agent: dict[str, Any]) -> str:
     if agent.get("kind") == "house":
         return str(agent["id"])
@@ -257,6 +288,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                                      label=props.get("label", f"Seat {i + 1}"), visible=props.get("visible", False),
                                      allow_custom_value=False, elem_id=f"seat-{i}")
                     seat_dropdowns.append(dd)
+                agent_ids = gr.HTML(agent_ids_html(api), elem_id="seat-agent-ids", elem_classes=["da-hidden"])
         with gr.Column(scale=3, elem_id="play-game-column"):
             status = words.resting(gr.Markdown(text("en", "play.idle"), elem_id="play-status"), "play.idle")
             transcript = gr.HTML(transcript_html([]), elem_id="live-transcript")
@@ -503,9 +535,10 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
     prompt.change(None, None, None, js=SHOW_QUESTION_JS)
 
     def refresh(game_id: str, n: float, lang: str, *current: str):
-        """Newly registered agents appear in the dropdowns (those that play this game)."""
-        return seat_updates(api, game_id, n, list(current), normal(lang))
+        """Newly registered agents appear in the dropdowns (those that play this game), their
+        ids known to the page for hovering."""
+        return *seat_updates(api, game_id, n, list(current), normal(lang)), agent_ids_html(api)
 
     return {"status": status, "refresh": refresh, "refresh_queue": SEATS_QUEUE,
             "refresh_inputs": [game, players, language, *seat_dropdowns],
-            "refresh_outputs": list(seat_dropdowns), "language": language}
+            "refresh_outputs": [*seat_dropdowns, agent_ids], "language": language}
