@@ -211,15 +211,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace, engine: Any) -> int:
     from .compare import INTERVAL, TEST, compare
     from .engines.progress import BatchBar
+    from .sequential import StopRule
     from .store import shown_url
 
+    stop = None
+    if args.until_separated or args.until_interval is not None:
+        stop = StopRule(separated=args.until_separated, half_width=args.until_interval, every=args.look_every)
     arena = _arena(args.db, engine)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
     with BatchBar(2 * args.deals, f"{args.game} compare") as bar:
         result = arena.run_in_own_loop(compare(
             arena, args.a, args.b, args.game, args.deals, opponents=opponents, seed=args.seed, players=args.players,
             settings=_settings(args), measure=args.measure, concurrency=args.concurrency, tag=args.tag,
-            tracker=bar))
+            tracker=bar, stop=stop))
     out = result.to_dict()
     if args.json:
         print(json.dumps({k: v for k, v in out.items() if k != "per_deal"}, ensure_ascii=False, indent=2))
@@ -234,8 +238,23 @@ def _compare(args: argparse.Namespace, engine: Any) -> int:
         say("no deal was played to its end")
         return 1
     say(f"measure: {what}; difference A − B per deal")
-    say(f"mean difference {out['mean']:+.3f} (A {out['mean_a']:.3f}, B {out['mean_b']:.3f}), "
-        f"95% interval [{out['low']:+.3f}, {out['high']:+.3f}]: {INTERVAL}")
+    seq = out["sequential"]
+    if seq is not None:
+        say(f"{seq['rule']} (budget {seq['budget_deals']} deals)")
+        if seq["expected_half_width_at_budget"] is not None:
+            say(f"expected half-width at the budget, from the first look: ±{seq['expected_half_width_at_budget']:.3f}")
+        say(render([{"look": k["look"], "deals": k["deals"], "mean A − B": f"{k['mean']:+.3f}",
+                     "interval": f"[{k['low']:+.3f}, {k['high']:+.3f}]", "A better": k["a_better"],
+                     "B better": k["b_better"], "evidence": f"{k['evidence']:.3g}"} for k in seq["looks"]],
+                   ["look", "deals", "mean A − B", "interval", "A better", "B better", "evidence"]))
+        say(f"stopped after {seq['deals']} of {seq['budget_deals']} deals: {seq['stopped']}")
+        if "separates" in seq["rule"]:
+            say(seq["test"])
+        say(f"mean difference {out['mean']:+.3f} (A {out['mean_a']:.3f}, B {out['mean_b']:.3f}), "
+            f"95% interval [{seq['low']:+.3f}, {seq['high']:+.3f}]: {seq['method']}")
+    else:
+        say(f"mean difference {out['mean']:+.3f} (A {out['mean_a']:.3f}, B {out['mean_b']:.3f}), "
+            f"95% interval [{out['low']:+.3f}, {out['high']:+.3f}]: {INTERVAL}")
     say(f"A better on {out['a_better']} deals, B better on {out['b_better']}, the same on {out['same']}; "
         f"{TEST}: p = {out['p_value']:.3g}")
     rows = [{"seat role": role, "deals": r["deals"], "A better": r["a_better"], "B better": r["b_better"],
@@ -570,7 +589,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     c.add_argument("a", metavar="A", help="agent spec, e.g. house:heuristic")
     c.add_argument("b", metavar="B", help="agent spec, e.g. house:random (may be A again)")
     c.add_argument("--game", default="spy", choices=games)
-    c.add_argument("--deals", type=int, default=100, help="deals, each played twice (default 100)")
+    c.add_argument("--deals", type=int, default=100,
+                   help="deals, each played twice (default 100); with a stopping rule, the most it may play")
+    c.add_argument("--until-separated", action="store_true",
+                   help="stop as soon as an anytime-valid 95%% interval of A − B excludes 0 (or at --deals, "
+                        "claiming no difference); see docs/methodology.md")
+    c.add_argument("--until-interval", type=float, default=None, metavar="HALF_WIDTH",
+                   help="stop as soon as that interval's half-width is at most HALF_WIDTH (e.g. 0.05)")
+    c.add_argument("--look-every", type=int, default=20, metavar="N",
+                   help="with a stopping rule: look after every N deals (default 20)")
     c.add_argument("--opponents", default=None, metavar="SPEC,...",
                    help="agents for the other seats, turned over them deal by deal "
                         "(default: the game's first random-fill house agent)")

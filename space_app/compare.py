@@ -16,6 +16,12 @@ luck of the deal and of the opponents; what is left is the two agents' differenc
   number of deals where A did better, worse and the same. A deal whose two matches did not
   both finish is dropped and counted.
 
+With a stopping rule (`space_app.sequential`) the deals asked for are a budget: the deals
+are played in batches, and after each batch an anytime-valid interval decides whether the
+answer is known (the interval excludes 0, or is as narrow as asked); the comparison stops
+there, or at its budget, and says which. Stopping early never costs the interval its 95%
+coverage.
+
 Matches are stored with the tag `compare:<A>-vs-<B>:<seed>`.
 """
 
@@ -31,6 +37,8 @@ from .batch import planned, run_planned
 from .core import get_game
 from .engines import Tracker
 from .seating import SEED_RANGE
+from .sequential import METHOD, Look, StopRule, expected_half_width, look_at, verdict
+from .sequential import TEST as SEQUENTIAL_TEST
 from .service import Arena, MatchPlan
 from .stats import mean_interval, sign_test
 
@@ -115,6 +123,11 @@ class Comparison:
     tag: str
     pairs: list[Paired] = field(default_factory=list)
     dropped: int = 0  # deals whose two matches did not both finish
+    stop: StopRule | None = None
+    budget: int = 0  # deals asked for
+    looks: list[Look] = field(default_factory=list)
+    stopped: str = ""  # why a comparison with a stopping rule ended
+    expected: float | None = None  # the half-width expected at the budget, from the first look
 
     @property
     def diffs(self) -> list[float]:
@@ -138,10 +151,26 @@ class Comparison:
             roles.setdefault(p.deal.role, []).append(p)
         return {role: self.summary(pairs) for role, pairs in roles.items()}
 
+    def sequential(self) -> dict[str, Any] | None:
+        """The stopping rule's account: its looks, why it stopped, and its (anytime-valid)
+        interval, the one to read after a data-dependent stop."""
+        if self.stop is None:
+            return None
+        last = self.looks[-1] if self.looks else None
+        return {"rule": self.stop.describe(), "method": METHOD, "test": SEQUENTIAL_TEST, "budget_deals": self.budget,
+                "deals": last.deals if last else 0, "stopped": self.stopped,
+                "expected_half_width_at_budget": self.expected,
+                "low": last.low if last else None, "high": last.high if last else None,
+                "evidence": last.evidence if last else None,
+                "looks": [{"look": k.look, "deals": k.deals, "mean": k.mean, "low": k.low, "high": k.high,
+                           "a_better": k.a_better, "b_better": k.b_better, "evidence": k.evidence}
+                          for k in self.looks]}
+
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "game": self.game, "measure": self.measure, "seed": self.seed,
                 "players": self.players, "opponents": list(self.opponents), "tag": self.tag,
                 "dropped": self.dropped, "interval": INTERVAL, "test": TEST, **self.summary(),
+                "sequential": self.sequential(),
                 "by_role": self.by_role(),
                 "seats": dict(Counter(p.deal.seat for p in self.pairs)),
                 "per_deal": [{"deal": p.deal.index, "seed": p.deal.seed, "seat": p.deal.seat, "role": p.deal.role,
@@ -153,11 +182,15 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
                   opponents: Sequence[str] | None = None, seed: int = 0, players: int | None = None,
                   settings: dict[str, Any] | None = None, measure: str = "win", concurrency: int = 8,
                   tag: str = "", progress: Callable[[Any], None] | None = None,
-                  tracker: Tracker | None = None) -> Comparison:
+                  tracker: Tracker | None = None, stop: StopRule | None = None) -> Comparison:
     """Play every deal twice (A, then B, in the same seat against the same opponents) and
-    return the paired comparison."""
+    return the paired comparison; with `stop`, in batches until its target is met or the
+    deals run out."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+    if stop is not None and measure != "win":
+        raise ValueError("stopping early needs an outcome of known range: use the win measure (a difference "
+                         "in [-1, 1]); a game score has no bound the interval could rest on")
     if deals < 1:
         raise ValueError("compare needs at least one deal")
     spec = get_game(game)
@@ -172,22 +205,43 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
     names = spec.facts.seat_names(n, values)
     deals_planned = plan_deals(a, b, opponents, names, deals, seed, lambda s: spec.deal_roles(n, s, values),
                                spec.facts.roles)
-    result = Comparison(a, b, game, measure, seed, n, opponents, tag or compare_tag(a, b, seed))
-    # each match's id comes from its deal and side: a comparison run again plays only what
-    # did not finish, on the arena's engine (in process unless it has one)
-    plans = [planned(MatchPlan(game, seats, d.seed, settings=values, tag=result.tag), ("compare", d.index, side))
-             for d in deals_planned for side, seats in (("a", d.seats_a), ("b", d.seats_b))]
-    outcomes = await run_planned(arena, plans, engine=arena.engine, concurrency=concurrency, progress=progress,
-                                 tracker=tracker)
-    wanted = {o.match_id for o in outcomes if o.status == "finished"}
-    records = {(r["match_id"], r["seat"]): r for r in arena.store.records(game, tag=result.tag)
-               if r["match_id"] in wanted}
-    for deal, (oa, ob) in zip(deals_planned, zip(outcomes[::2], outcomes[1::2], strict=True), strict=True):
-        ra, rb = records.get((oa.match_id, deal.seat)), records.get((ob.match_id, deal.seat))
-        if ra is None or rb is None:
-            result.dropped += 1
+    result = Comparison(a, b, game, measure, seed, n, opponents, tag or compare_tag(a, b, seed), stop=stop,
+                        budget=deals)
+
+    async def play(batch: Sequence[Deal]) -> None:
+        # each match's id comes from its deal and side: a comparison run again plays only
+        # what did not finish, on the arena's engine (in process unless it has one)
+        plans = [planned(MatchPlan(game, seats, d.seed, settings=values, tag=result.tag), ("compare", d.index, side))
+                 for d in batch for side, seats in (("a", d.seats_a), ("b", d.seats_b))]
+        outcomes = await run_planned(arena, plans, engine=arena.engine, concurrency=concurrency,
+                                     progress=progress, tracker=tracker)
+        wanted = {o.match_id for o in outcomes if o.status == "finished"}
+        records = {(r["match_id"], r["seat"]): r for r in arena.store.records(game, tag=result.tag)
+                   if r["match_id"] in wanted}
+        for deal, (oa, ob) in zip(batch, zip(outcomes[::2], outcomes[1::2], strict=True), strict=True):
+            ra, rb = records.get((oa.match_id, deal.seat)), records.get((ob.match_id, deal.seat))
+            if ra is None or rb is None:
+                result.dropped += 1
+                continue
+            result.pairs.append(Paired(deal, _value(ra, measure), _value(rb, measure), oa.match_id, ob.match_id))
+
+    if stop is None:
+        await play(deals_planned)
+        return result
+    for start in range(0, deals, stop.every):
+        await play(deals_planned[start:start + stop.every])
+        if not result.pairs:
             continue
-        result.pairs.append(Paired(deal, _value(ra, measure), _value(rb, measure), oa.match_id, ob.match_id))
+        seen = look_at(result.diffs, len(result.looks) + 1, -1.0, 1.0)
+        result.looks.append(seen)
+        if result.expected is None:  # the first look is the pilot
+            result.expected = expected_half_width(result.diffs, deals, stop, -1.0, 1.0)
+        why = verdict(seen, stop)
+        if why:
+            result.stopped = why
+            return result
+    result.stopped = ("budget spent: no difference claimed (the sign test did not separate A and B)"
+                      if stop.separated else "budget spent: the interval is still wider than asked")
     return result
 
 
