@@ -43,6 +43,7 @@ from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
 from .coe.report import REPORT as WHODUNIT_REPORT
 from .coe.results import results_page
+from .deals import read_deal
 from .documents import documents
 from .events import KINDS, MysterySetup
 from .metrics import history, records, row
@@ -132,6 +133,7 @@ SPEC = register(GameSpec(
         events=KINDS,
         rules_doc=DOCS / "rules-mystery.md",
         deal=dealt_roles,
+        read_deal=read_deal,
         setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
                                        "follow)", str)},
         replay_note=replay_note,

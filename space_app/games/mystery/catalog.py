@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import model_validator
 
-from .rules import IMAGE_ROOT, MysteryGame, MysterySettings, script_roles
+from .rules import IMAGE_ROOT, MysteryGame, MysterySettings, deal_problem, script_roles, seat_characters
 from .scripts.problems import ScriptError
 from .scripts.script import Script
 from .scripts.validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
@@ -102,6 +102,9 @@ class ShippedSettings(MysterySettings):
         if self.players != len(names):
             raise ValueError(f"script {script.id!r} has {len(names)} characters ({', '.join(names)}); players "
                              f"must be {len(names)}, got {self.players}")
+        problem = deal_problem(self.deal, script) if self.deal is not None else None
+        if problem:
+            raise ValueError(problem)
         return self
 
 
@@ -122,14 +125,16 @@ def seat_names(n: int, settings: Mapping[str, Any]) -> list[str]:
         resolved = ShippedSettings.model_validate({**settings, "players": n})
     except ValueError:
         return [f"P{i}" for i in range(1, n + 1)]
-    return [r.name for r in get_script(str(resolved.script)).roles]
+    return seat_characters(resolved, get_script(str(resolved.script)))
 
 
 def dealt_roles(seats: list[str], seed: int, settings: MysterySettings) -> list[str]:
     """Each seat's role (GameSpec.deal): fixed by the settings' script, whatever the seed."""
     if settings.script is None:
         settings = ShippedSettings.model_validate(settings.model_dump())
-    return script_roles(get_script(str(settings.script)))
+    script = get_script(str(settings.script))
+    by_name = dict(zip([r.name for r in script.roles], script_roles(script), strict=True))
+    return [by_name[name] for name in seat_characters(settings, script)]
 
 
 def image_path(ref: str) -> Path | None:
