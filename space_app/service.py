@@ -249,7 +249,8 @@ class Arena:
                              "a tournament plays one table size")
         if players and counts and players not in counts:
             raise ValueError(f"the deals are for {counts.pop()} players, not the {players} asked for")
-        n = players or (counts.pop() if counts else spec.facts.default_players)
+        # the deals' count, else the settings' (a murder-mystery script's characters), else the game's
+        n = players or (counts.pop() if counts else spec.facts.players_by_default(settings))
         # an unknown spec fails here, before any match is created (not half-way through,
         # leaving the matches already started as 'running' records)
         self.check_seats(game, [*specs, *(role_specs or {}).values()])

@@ -38,6 +38,7 @@ from .catalog import (
     default_script_id,
     get_script,
     image_path,
+    is_folder_path,
 )
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
@@ -80,6 +81,11 @@ def replay_note(match: dict[str, Any]) -> str | None:
     if not script_id:
         return None
     script = catalog().scripts.get(str(script_id))
+    if script is None and is_folder_path(str(script_id)):  # played from a folder: read there again
+        try:
+            script = get_script(str(script_id))
+        except UnknownScript as exc:
+            return f"its script folder cannot be read now ({str(exc).splitlines()[0]})"
     if script is None:
         return f"its script {script_id!r} is no longer shipped"
     setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, MysterySetup)), None)
@@ -134,8 +140,8 @@ SPEC = register(GameSpec(
         rules_doc=DOCS / "rules-mystery.md",
         deal=dealt_roles,
         read_deal=read_deal,
-        setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
-                                       "follow)", str)},
+        setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur, or a script folder's path "
+                                       "(its language and character count follow)", str)},
         replay_note=replay_note,
     ),
     metrics=Metrics(
