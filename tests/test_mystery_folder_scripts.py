@@ -1,7 +1,8 @@
 """A murder-mystery script played where it lies: `--script` takes a script folder's path as well
 as a shipped id, the character count follows the script (a 4-character script plays with 4
 seats), the match replays from the stored path, and a folder holding a symbolic link anywhere
-is refused, naming the link."""
+is refused, naming the link. Only folders the operator names are read: a path in a visitor's
+settings is refused without the disk being looked at."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from space_app.cli import main as cli_main
-from space_app.games.mystery.catalog import catalog, image_path
+from space_app.core import get_game
+from space_app.games.mystery.catalog import SCRIPT_DIRS_ENV, catalog, image_path
 from space_app.store import Store
 
 SHIPPED = catalog().folders["alder-playhouse"]  # a 4-character script
@@ -96,3 +99,21 @@ def test_an_unknown_script_or_missing_folder_is_named(tmp_path, capsys):
     missing = tmp_path / "nowhere" / "script"
     assert cli_main(["--db", str(tmp_path / "a.db"), "match", "mystery", "--script", str(missing)]) == 2
     assert "no murder-mystery script folder at" in capsys.readouterr().err
+
+
+def test_a_folder_path_from_anywhere_but_the_operator_is_refused_without_looking_at_the_disk(tmp_path, monkeypatch):
+    """A visitor's settings (the API's, the Play tab's) may name a path: only folders the operator
+    named (--script PATH on the command line, or under ARENA_SCRIPT_DIRS) are read."""
+    monkeypatch.delenv(SCRIPT_DIRS_ENV, raising=False)
+    folder = folder_copy(tmp_path, "alder-private")
+    messages = []
+    for path in (folder, tmp_path / "no-such-folder", Path("/etc")):
+        with pytest.raises(ValidationError) as err:
+            get_game("mystery").make(4, 0, {"script": str(path)})
+        message = err.value.errors()[0]["msg"]
+        messages.append(message.replace(str(path), "PATH"))
+        assert "is not one this arena may read" in message
+    assert len(set(messages)) == 1  # an existing folder and a missing one read the same
+    monkeypatch.setenv(SCRIPT_DIRS_ENV, str(tmp_path / "scripts"))
+    game = get_game("mystery").make(4, 0, {"script": str(folder)})
+    assert len(game.seats) == 4 and game.settings.script == str(folder.resolve())

@@ -33,6 +33,7 @@ from .catalog import (
     ShippedMysteryGame,
     ShippedSettings,
     UnknownScript,
+    allow_command_line,
     catalog,
     dealt_roles,
     default_script_id,
@@ -141,7 +142,7 @@ SPEC = register(GameSpec(
         deal=dealt_roles,
         read_deal=read_deal,
         setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur, or a script folder's path "
-                                       "(its language and character count follow)", str)},
+                                       "(its language and character count follow)", allow_command_line)},
         replay_note=replay_note,
     ),
     metrics=Metrics(

@@ -13,6 +13,7 @@ where an image reference points on disk (`image_path`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,7 +28,7 @@ from .scripts.script import Script
 from .scripts.validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
 
 __all__ = ["Catalog", "ShippedMysteryGame", "ShippedSettings", "UnknownScript", "catalog", "default_script_id",
-           "get_script", "image_path", "is_folder_path", "seat_names", "shipped_ids"]
+           "allow_command_line", "get_script", "image_path", "is_folder_path", "seat_names", "shipped_ids"]
 
 
 class UnknownScript(ValueError):
@@ -69,6 +70,29 @@ def is_folder_path(script: str) -> bool:
     return "/" in script or "\\" in script or script.startswith(".")
 
 
+# Script folders may be read only where the operator said: folders named on this process's
+# command line (`--script PATH`) and those under ARENA_SCRIPT_DIRS (os.pathsep-separated). A
+# visitor's settings naming any other path are refused without the disk being looked at.
+SCRIPT_DIRS_ENV = "ARENA_SCRIPT_DIRS"
+_COMMAND_LINE: set[str] = set()
+
+
+def _plain(path: str | Path) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+def allow_command_line(script: str) -> str:
+    """The `--script` shorthand: a folder named by the operator on the command line may be played."""
+    if is_folder_path(script):
+        _COMMAND_LINE.update({_plain(script), _plain(Path(script).resolve())})
+    return script
+
+
+def _allowed(folder: str) -> bool:
+    roots = {*_COMMAND_LINE, *(_plain(d) for d in os.environ.get(SCRIPT_DIRS_ENV, "").split(os.pathsep) if d)}
+    return any(folder == root or folder.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
 def get_script(script_id: str) -> Script:
     """A shipped script by id, or the script in a folder (a path, e.g. an imported script played
     where it lies: validated as `validate-scripts` does, a symbolic link in it refused)."""
@@ -77,10 +101,16 @@ def get_script(script_id: str) -> Script:
         return scripts[script_id]
     if is_folder_path(script_id):
         given = Path(script_id)
+        if not _allowed(_plain(given)):
+            raise UnknownScript(f"the script folder {script_id!r} is not one this arena may read: folders are played "
+                                f"from the command line (--script PATH) or under {SCRIPT_DIRS_ENV}")
         if given.is_symlink():  # checked before resolving, which would follow it
             raise UnknownScript(f"the script folder {script_id} cannot be played: {given} is a symbolic link; a "
                                 "script folder must hold its own files, so links are refused")
-        return _folder_script(str(given.resolve()))
+        resolved = given.resolve()
+        if not _allowed(_plain(resolved)):  # a linked parent folder leads outside what was allowed
+            raise UnknownScript(f"the script folder {script_id!r} leads outside the folders this arena may read")
+        return _folder_script(str(resolved))
     known = ", ".join(scripts) or "none"
     raise UnknownScript(f"unknown murder-mystery script {script_id!r}; shipped: {known} (or give a script "
                         "folder's path)")
