@@ -114,14 +114,40 @@ def add_setting_args(p: argparse.ArgumentParser, faces: list[GameFace]) -> None:
 REPLAY_URL = "http://127.0.0.1:7860/"  # where `python app.py` serves the replays of its store
 
 
+def _deals(args: argparse.Namespace, settings: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """--deals FILE: every deal's whole settings, each validated before anything is played; the
+    keys the file has that were not read are reported once."""
+    if not getattr(args, "deals", None):
+        return None
+    from .core import get_game
+    from .deals import read_deals
+
+    deals = read_deals(Path(args.deals), get_game(args.game), settings)
+    if deals.ignored:
+        say(f"{args.deals}: {deals.note()}", file=sys.stderr)
+    return deals.settings
+
+
 def cmd_match(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    deals = _deals(args, settings)
+    if deals is None:
+        return _match(args, _arena(args.db), settings)
+    arena = _arena(args.db)
+    failed = 0
+    for i, dealt in enumerate(deals, start=1):
+        say(f"\n== deal {i} of {len(deals)}: {json.dumps(dealt.get('deal'), ensure_ascii=False)}", flush=True)
+        failed += _match(args, arena, dealt) != 0
+    say(f"\n{len(deals) - failed} of {len(deals)} deals played to the end")
+    return 0 if not failed else 1
+
+
+def _match(args: argparse.Namespace, arena: Any, settings: dict[str, Any]) -> int:
     from .core import get_game
     from .core.transcript import plain_line
     from .service import MatchPlan
 
-    arena = _arena(args.db)
-    settings = _settings(args)
-    seats = args.seats or arena.default_seats(args.game, settings=settings)
+    seats = args.seats or arena.default_seats(args.game, players=settings.get("players"), settings=settings)
     plan = MatchPlan(args.game, seats, args.seed, settings, tag=args.tag)
 
     def live(items: list) -> None:
@@ -175,14 +201,18 @@ def _tournament(args: argparse.Namespace, engine: Any) -> int:
     from .engines.progress import BatchBar
     from .store import shown_url
 
+    settings = _settings(args)
+    deals = _deals(args, settings)  # refused, naming the deal, before anything is played
     arena = _arena(args.db, engine)
     seats = args.seats or list(dict.fromkeys(arena.default_seats(args.game)))
     arena.check_seats(args.game, [*seats, *(_role_specs(args.role) or {}).values()])  # refused before any bar is drawn
-    with BatchBar(args.games, f"{args.game} tournament") as bar:
+    # every deal once per rotation of the agents over the seats, unless told how many matches
+    games = args.games if args.games is not None else (len(deals) * len(seats) if deals else 100)
+    with BatchBar(games, f"{args.game} tournament") as bar:
         outcomes = arena.run_in_own_loop(arena.tournament(
-            args.game, seats, args.games, seed=args.seed, concurrency=args.concurrency,
-            settings=_settings(args), tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
-            tracker=bar))
+            args.game, seats, games, seed=args.seed, concurrency=args.concurrency,
+            settings=settings, tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
+            tracker=bar, deals=deals))
     failed = [o for o in outcomes if o.status != "finished"]
     before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
     say(f"{len(outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
@@ -540,6 +570,9 @@ SOURCES_HELP = ("match sources to include: 'default' (visitor, human and tournam
 
 
 IMPORT_MUMA_TOM = "import-muma-tom"
+DEALS_HELP = ("a JSON list of fixed deals, each validated before any match is played (avalon: roles by seat and "
+              "the first leader, AvalonBench's preset files as published; spy: the spy's seat and the word pair; "
+              "mystery: the character of each seat; see docs/deals.md)")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -564,11 +597,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     m.add_argument("--seats", nargs="+", default=None,
                    help="agent spec per seat (default: the game's own house agents, turned over its table)")
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--deals", metavar="FILE", default=None, help=DEALS_HELP + "; one match per deal, in order")
     m.set_defaults(func=cmd_match)
 
     t = sub.add_parser("tournament", help="play many matches and print the leaderboard")
     game_args(t, "tournament")
-    t.add_argument("--games", type=int, default=100)
+    t.add_argument("--games", type=int, default=None, help="matches to play (default 100; with --deals, every "
+                   "deal once per rotation of the agents over the seats)")
+    t.add_argument("--deals", metavar="FILE", default=None, help=DEALS_HELP + "; the tournament's deals, taken in turn")
     t.add_argument("--seats", nargs="+", default=None,
                    help="agent specs; each deal is played once per rotation of them over the seats "
                         "(balanced seating: use a multiple of their number of --games for equal counts; "

@@ -231,24 +231,39 @@ class Arena:
                          tag: str = "", players: int | None = None,
                          role_specs: dict[str, str] | None = None,
                          progress: Callable[[MatchOutcome], None] | None = None,
-                         tracker: Tracker | None = None) -> TournamentOutcomes:
+                         tracker: Tracker | None = None,
+                         deals: Sequence[dict[str, Any]] | None = None) -> TournamentOutcomes:
         """`games` matches with balanced seating (`seating.schedule`): each deal (a seed) is
         played once per rotation of `specs` over the seats, so over a block of len(specs)
         matches every agent sits in every seat, hence takes every dealt role, exactly once.
         Returns the outcomes (a list) with `.seating`: agent × role and agent × seat counts.
         Each match's id comes from the plan (`batch`): the same tournament run again plays only
         what did not finish, and its standings are rated in the schedule's order, on this
-        arena's engine (in process, `concurrency` at once, unless it has one)."""
+        arena's engine (in process, `concurrency` at once, unless it has one).
+        `deals` (whole settings, one per fixed deal, as `space_app.deals` reads a deals file):
+        the schedule's k-th deal plays the k-th of them (taken in turn) instead of its seed's."""
         spec = get_game(game)
-        n = players or spec.facts.default_players
+        counts = {int(d["players"]) for d in deals or () if "players" in d}
+        if len(counts) > 1:
+            raise ValueError(f"the deals are for different player counts ({', '.join(map(str, sorted(counts)))}); "
+                             "a tournament plays one table size")
+        if players and counts and players not in counts:
+            raise ValueError(f"the deals are for {counts.pop()} players, not the {players} asked for")
+        # the deals' count, else the settings' (a murder-mystery script's characters), else the game's
+        n = players or (counts.pop() if counts else spec.facts.players_by_default(settings))
         # an unknown spec fails here, before any match is created (not half-way through,
         # leaving the matches already started as 'running' records)
         self.check_seats(game, [*specs, *(role_specs or {}).values()])
         slots = schedule(list(specs), n, games, seed)
-        seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings), spec.facts.roles,
-                                spec.facts.seat_names(n, {**(settings or {}), "players": n}), role_specs,
+
+        def settings_of(deal: int) -> dict[str, Any] | None:
+            return {**(settings or {}), **deals[deal % len(deals)], "players": n} if deals else settings
+
+        deal_of = {slot.seed: slot.deal for slot in slots}
+        seating = count_seating(slots, lambda s: spec.deal_roles(n, s, settings_of(deal_of[s])), spec.facts.roles,
+                                spec.facts.seat_names(n, {**(settings_of(0) or {}), "players": n}), role_specs,
                                 block=len(specs))
-        plans = [planned(MatchPlan(game, slot.seats, seed=slot.seed, settings=settings, tag=tag,
+        plans = [planned(MatchPlan(game, slot.seats, seed=slot.seed, settings=settings_of(slot.deal), tag=tag,
                                    role_specs=role_specs), ("tournament", slot.deal, slot.rotation))
                  for slot in slots]
         outcomes = await run_planned(self, plans, engine=self.engine, concurrency=concurrency,

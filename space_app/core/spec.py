@@ -268,6 +268,10 @@ class Rules:
     setting_shorthands: Mapping[str, tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
     # why a stored match cannot be replayed (e.g. it drew from data not kept with it), or None
     replay_note: Callable[[MatchRecord], str | None] | None = None
+    # one entry of a deals file (`--deals FILE`) -> (the settings it fixes, e.g. {"players": 5,
+    # "deal": {...}}, and its keys that were not read); None: an entry is the settings' `deal`
+    # itself, with an optional "players" (`space_app.deals`)
+    read_deal: Callable[[Mapping[str, Any]], tuple[dict[str, Any], list[str]]] | None = None
 
     @property
     def languages(self) -> tuple[str, ...]:

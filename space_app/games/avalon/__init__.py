@@ -33,6 +33,7 @@ from .documents import documents
 from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
+from .presets import read_deal
 from .results import results_page
 from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
@@ -93,9 +94,12 @@ SPEC = register(GameSpec(
         settings_class=AvalonSettings,
         events=KINDS,
         rules_doc=DOCS / "rules-avalon.md",
-        # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`
-        rules_version=2,
+        # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`;
+        # 3: under auto_approve_fifth the opening says the fifth proposal is approved automatically
+        # (it said five rejections give evil the game); every other setting records as before
+        rules_version=3,
         deal=dealt_roles,
+        read_deal=read_deal,
     ),
     metrics=Metrics(
         records=records,

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...core.events import Private
 from ...core.game import SPECTATORS, Game, Outcome, Request, usable_text, why_unusable
@@ -76,7 +76,8 @@ from .table import (
 )
 
 __all__ = [
-    "APPROVE", "ASSASSIN", "EVIL", "FAIL", "GOOD", "MERLIN", "REJECT", "SUCCESS", "AvalonGame", "AvalonSettings",
+    "APPROVE", "ASSASSIN", "EVIL", "FAIL", "GOOD", "MERLIN", "REJECT", "SUCCESS", "AvalonDeal", "AvalonGame",
+    "AvalonSettings",
     "evil_count", "fails_needed", "resolve_team", "side_of", "team_size",
 ]
 
@@ -86,6 +87,20 @@ CATALOGUE = load_catalogue()
 APPROVE, REJECT = "approve", "reject"
 SUCCESS, FAIL = "success", "fail"
 Phase = Literal["propose", "discuss", "revise", "team_vote", "quest", "conference", "assassinate", "quiz", "over"]
+
+
+class AvalonDeal(BaseModel):
+    """A fixed deal: every seat's role, in seat order, and the first leader (a seat index from
+    0, as AvalonBench's presets number them: 0 is P1). No seed draw is made for either."""
+
+    model_config = ConfigDict(extra="forbid")
+    roles: list[str] = Field(min_length=1)
+    leader: int = Field(ge=0)
+
+    @field_validator("roles")
+    @classmethod
+    def _normalise(cls, roles: list[str]) -> list[str]:
+        return [normalise_role(r) for r in roles]
 
 
 class AvalonSettings(BaseModel):
@@ -108,6 +123,9 @@ class AvalonSettings(BaseModel):
     seconds: float = Field(default=30.0, gt=0, le=3600)
     max_chars: int = Field(default=600, ge=1, le=100_000)
     language: Literal["en"] = "en"
+    # a fixed deal instead of the seed's; left out of the stored settings when not given, so a
+    # match without one records (and replays) exactly as before deals existed
+    deal: AvalonDeal | None = Field(default=None, exclude_if=lambda deal: deal is None)
 
     @field_validator("roles")
     @classmethod
@@ -121,7 +139,20 @@ class AvalonSettings(BaseModel):
                 self.roles = check_roles(self.players, self.roles)
             except ValueError as exc:
                 raise ValueError(f"roles: {exc}") from None
+        if self.deal is not None:
+            self._check_deal(self.deal)
         return self
+
+    def _check_deal(self, deal: AvalonDeal) -> None:
+        try:
+            check_roles(self.players, deal.roles)
+        except ValueError as exc:
+            raise ValueError(f"deal: {exc}") from None
+        if deal.leader >= self.players:
+            raise ValueError(f"deal: the first leader {deal.leader} is outside the table "
+                             f"(seats 0-{self.players - 1}, 0 being P1)")
+        if self.roles is not None and sorted(self.roles) != sorted(deal.roles):
+            raise ValueError("deal: its roles are not the set the 'roles' setting names; give one of the two")
 
     def role_list(self) -> list[str]:
         return list(self.roles) if self.roles is not None else default_roles(self.players)
@@ -166,7 +197,10 @@ def resolve_team(text: str | None, seats: list[str], size: int, leader: str,
 
 
 def deal(seats: list[str], seed: int, settings: AvalonSettings) -> tuple[list[str], str]:
-    """The seed's draws, in this order: the roles shuffled over the seats, the first leader."""
+    """The seed's draws, in this order: the roles shuffled over the seats, the first leader.
+    A fixed deal (`settings.deal`) is taken as it is, and nothing is drawn."""
+    if settings.deal is not None:
+        return list(settings.deal.roles), seats[settings.deal.leader]
     rng = random.Random(seed)
     dealt = settings.role_list()
     rng.shuffle(dealt)
@@ -232,6 +266,13 @@ class AvalonGame(Game):
     def seat_roles(self) -> dict[str, str]:
         return dict(self.roles)
 
+    def _fifth_rule(self) -> str:
+        """What the opening says about a quest's fifth proposal, as the variant plays it."""
+        if self.settings.auto_approve_fifth:
+            return ("The fifth proposal of a quest is approved automatically, without a vote, so rejections "
+                    "never end the game.")
+        return "Five rejected proposals in a row in one quest: evil wins."
+
     def holders(self, role: str) -> list[str]:
         return [s for s in self.seats if self.roles[s] == role]
 
@@ -272,9 +313,8 @@ class AvalonGame(Game):
             f"Mordred). Roles in play: {role_text}. Quest team sizes: {', '.join(map(str, sizes))}. Each team "
             "member secretly plays success or fail; good players can only play success. A quest fails with one "
             "fail card" + (" (two on quest 4)" if 2 in needs else "") + ". Three successful quests: the "
-            "Assassin may still name Merlin; three failed quests: evil wins. Five rejected proposals in a row "
-            f"in one quest: evil wins. {self.first_leader} leads first; leadership passes clockwise after "
-            "every proposal.",
+            "Assassin may still name Merlin; three failed quests: evil wins. " + self._fifth_rule()
+            + f" {self.first_leader} leads first; leadership passes clockwise after every proposal.",
             seats=list(self.seats), players=n, good_count=good, evil_count=evil, roles_in_play=in_play,
             team_sizes=sizes, fails_needed=needs, first_leader=self.first_leader,
             settings=s.model_dump(mode="json")))

@@ -33,16 +33,19 @@ from .catalog import (
     ShippedMysteryGame,
     ShippedSettings,
     UnknownScript,
+    allow_command_line,
     catalog,
     dealt_roles,
     default_script_id,
     get_script,
     image_path,
+    is_folder_path,
 )
 from .catalog import seat_names as character_names
 from .coe.command import coe_main, matrix_main
 from .coe.report import REPORT as WHODUNIT_REPORT
 from .coe.results import results_page
+from .deals import read_deal
 from .documents import documents
 from .events import KINDS, MysterySetup
 from .metrics import history, records, row
@@ -79,6 +82,11 @@ def replay_note(match: dict[str, Any]) -> str | None:
     if not script_id:
         return None
     script = catalog().scripts.get(str(script_id))
+    if script is None and is_folder_path(str(script_id)):  # played from a folder: read there again
+        try:
+            script = get_script(str(script_id))
+        except UnknownScript as exc:
+            return f"its script folder cannot be read now ({str(exc).splitlines()[0]})"
     if script is None:
         return f"its script {script_id!r} is no longer shipped"
     setup = next((e for e in KINDS.parse_all(match.get("events") or []) if isinstance(e, MysterySetup)), None)
@@ -132,8 +140,9 @@ SPEC = register(GameSpec(
         events=KINDS,
         rules_doc=DOCS / "rules-mystery.md",
         deal=dealt_roles,
-        setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur (its language and character count "
-                                       "follow)", str)},
+        read_deal=read_deal,
+        setting_shorthands={"script": ("mystery: a shipped script id, e.g. larkspur, or a script folder's path "
+                                       "(its language and character count follow)", allow_command_line)},
         replay_note=replay_note,
     ),
     metrics=Metrics(

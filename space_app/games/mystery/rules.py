@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sdk.observation import ABSTAIN
 
@@ -57,14 +57,44 @@ from .events import (
 from .phrases import PHRASES
 from .scripts.script import Script
 
-__all__ = ["DRAW", "INNOCENT", "INNOCENTS", "MURDERER", "MysteryGame", "MysterySettings", "image_ref", "script_digest",
-           "tally"]
+__all__ = ["DRAW", "INNOCENT", "INNOCENTS", "MURDERER", "MysteryDeal", "MysteryGame", "MysterySettings", "deal_problem",
+           "image_ref", "script_digest", "seat_characters", "tally"]
 
 MURDERER, INNOCENT = "murderer", "innocent"  # a seat's role
 INNOCENTS = "innocents"  # the side of every innocent seat (the murderer's side is "murderer")
 DRAW = "draw"
 IMAGE_ROOT = "mystery"  # image clues are referenced as "mystery/<script id>/<file>"
 Turn = Literal["introduction", "share", "choose", "ask", "answer", "reasoning", "vote", "over"]
+
+
+class MysteryDeal(BaseModel):
+    """A fixed character assignment: the character of each seat, in seat order (the agent
+    seated first plays the first named). Without one the seats are the script's characters in
+    the script's order."""
+
+    model_config = ConfigDict(extra="forbid")
+    characters: list[str] = Field(min_length=2)
+
+
+def deal_problem(deal: MysteryDeal, script: Script) -> str | None:
+    """What makes `deal` wrong for `script` (an unknown, missing or repeated character), or None."""
+    names = [r.name for r in script.roles]
+    unknown = [c for c in deal.characters if c not in names]
+    if unknown:
+        return (f"deal: unknown character(s) {', '.join(map(repr, unknown))}; script {script.id!r} has "
+                f"{', '.join(names)}")
+    repeated = sorted({c for c in deal.characters if deal.characters.count(c) > 1})
+    if repeated:
+        return f"deal: character(s) named twice: {', '.join(repeated)}"
+    missing = [n for n in names if n not in deal.characters]
+    if missing:
+        return f"deal: every character of script {script.id!r} needs a seat; missing {', '.join(missing)}"
+    return None
+
+
+def seat_characters(settings: MysterySettings, script: Script) -> list[str]:
+    """The character of each seat: the deal's order, else the script's."""
+    return list(settings.deal.characters) if settings.deal is not None else [r.name for r in script.roles]
 
 
 class MysterySettings(BaseModel):
@@ -76,6 +106,9 @@ class MysterySettings(BaseModel):
     rounds: int = Field(default=3, ge=1, le=10)
     seconds: float = Field(default=60.0, gt=0, le=3600)
     max_chars: int = Field(default=1000, ge=1, le=100_000)
+    # a fixed character assignment; left out of the stored settings when not given, so a match
+    # without one records (and replays) exactly as before deals existed
+    deal: MysteryDeal | None = Field(default=None, exclude_if=lambda deal: deal is None)
 
 
 def image_ref(script_id: str, file: str) -> str:
@@ -120,9 +153,13 @@ class MysteryGame(Game):
     title: ClassVar[str] = "Murder mystery"
 
     def __init__(self, seats: list[str], seed: int, settings: MysterySettings, script: Script) -> None:
-        names = [r.name for r in script.roles]
+        problem = deal_problem(settings.deal, script) if settings.deal is not None else None
+        if problem:
+            raise ValueError(problem)
+        names = seat_characters(settings, script)
         if list(seats) != names:
-            raise ValueError(f"mystery seats are the script's characters in order ({', '.join(names)}); "
+            order = "in the deal's order" if settings.deal is not None else "in order"
+            raise ValueError(f"mystery seats are the script's characters {order} ({', '.join(names)}); "
                              f"got {', '.join(seats)}")
         if settings.players != len(names):
             raise ValueError(f"script {script.id!r} has {len(names)} characters; players must be {len(names)}, "
@@ -135,7 +172,8 @@ class MysteryGame(Game):
         self.script = script
         self.lang = script.language
         self.murderer = murderers[0]
-        self.roles = dict(zip(self.seats, script_roles(script), strict=True))
+        by_name = dict(zip([r.name for r in script.roles], script_roles(script), strict=True))
+        self.roles = {seat: by_name[seat] for seat in self.seats}
         rng = random.Random(seed)
         self.steps = self._plan(rng)
         self.index = 0

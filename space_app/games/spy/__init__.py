@@ -57,6 +57,15 @@ def _kind(event: Any) -> Any:
 def replay_note(match: dict) -> str | None:
     """A pair drawn from a user's pool cannot be drawn again: the pool is not stored."""
     settings = match.get("settings") or {}
+    deal = settings.get("deal")
+    if isinstance(deal, dict):  # a fixed deal: its pair is checked against the pool it came from
+        try:
+            dealt = WordPair.model_validate(deal.get("pair"))
+        except ValueError:
+            return None  # replayed, and refused there naming the problem
+        if pair_key(dealt) not in builtin_pair_keys(settings.get("language") or "en"):
+            return "its dealt word pair came from a pool given with the request, which is not stored with matches"
+        return None
     if settings.get("pair"):
         return None
     # only the setup is read (parsing every event of the match to find it cost more than the rest)

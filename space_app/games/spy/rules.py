@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sdk.observation import ABSTAIN
 
@@ -37,6 +37,25 @@ SPY_WIN_POINTS = (12.0, 0.0)
 SKIP_WORDS = frozenset({"pass", "skip", "i pass", "no comment", "nothing", "过", "跳过", "不说"})
 
 
+class SpyDeal(BaseModel):
+    """A fixed deal: the spy's seat (an index from 0: 0 is P1) and the word pair, which must be one
+    of the game's pairs (the built-in ones of the match's language, or the `pairs` pool given)."""
+
+    model_config = ConfigDict(extra="forbid")
+    spy: int = Field(ge=0)
+    pair: WordPair
+
+    @field_validator("pair", mode="before")
+    @classmethod
+    def _pair_text(cls, value: object) -> object:
+        if isinstance(value, str):  # "tea/coffee": civilian/spy, as the --pair shorthand reads it
+            civilian, _, spy = value.partition("/")
+            if not spy:
+                raise ValueError("a pair looks like civilian/spy, e.g. tea/coffee")
+            return {"civilian": civilian, "spy": spy}
+        return value
+
+
 class SpySettings(BaseModel):
     players: int = Field(default=6, ge=4, le=12)
     rounds: int = Field(default=3, ge=1, le=3)  # scoring is defined for up to 3 rounds
@@ -50,6 +69,28 @@ class SpySettings(BaseModel):
     # the pool to draw from instead of the built-in pairs (e.g. a user's pairs file); not
     # stored with the match: the drawn pair is, in its setup event
     pairs: list[WordPair] | None = Field(default=None, min_length=1, exclude=True)
+    # a fixed deal instead of the seed's draws of the pair and the spy; left out of the stored
+    # settings when not given, so a match without one records (and replays) exactly as before
+    deal: SpyDeal | None = Field(default=None, exclude_if=lambda deal: deal is None)
+
+    @model_validator(mode="after")
+    def _deal_fits(self) -> SpySettings:
+        deal = self.deal
+        if deal is None:
+            return self
+        if deal.spy >= self.players:
+            raise ValueError(f"deal: the spy's seat {deal.spy} is outside the table "
+                             f"(seats 0-{self.players - 1}, 0 being P1)")
+        pool = self.pairs or load_builtin_pairs(self.language)
+        words = (deal.pair.civilian, deal.pair.spy)
+        found = next((p for p in pool if (p.civilian, p.spy) == words), None)
+        if found is None:
+            where = "the pairs given" if self.pairs else f"the built-in {self.language} pairs"
+            raise ValueError(f"deal: the word pair {deal.pair.civilian}/{deal.pair.spy} is not one of {where}")
+        if self.pair is not None and (self.pair.civilian, self.pair.spy) != words:
+            raise ValueError("deal: its word pair is not the one the 'pair' setting fixes; give one of the two")
+        deal.pair = found  # recorded whole (difficulty, category), as the pool has it
+        return self
 
     @property
     def max_chars(self) -> int:
@@ -107,8 +148,11 @@ def contains_word(statement: str, word: str, language: str) -> bool:
 
 def deal(seats: list[str], seed: int, settings: SpySettings,
          pairs: list[WordPair] | None = None) -> tuple[WordPair, str, str]:
-    """The seed's draws, in this order: the word pair (unless fixed), the spy, the opener."""
+    """The seed's draws, in this order: the word pair (unless fixed), the spy, the opener. A fixed
+    deal (`settings.deal`) gives the pair and the spy; the opener is still drawn."""
     rng = random.Random(seed)
+    if settings.deal is not None:
+        return settings.deal.pair, seats[settings.deal.spy], rng.choice(seats)
     if settings.pair is not None:
         pair = settings.pair
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -74,7 +75,21 @@ def _read(path: Path) -> tuple[Any, list[Problem]]:
     return data, []
 
 
+def _link_problems(folder: Path) -> list[Problem]:
+    """Every symbolic link in a script folder (the folder itself included): a script folder holds
+    its own files, and a link could point the arena at any file on the machine."""
+    links = [folder] if folder.is_symlink() else []
+    if not links:
+        for root, dirs, files in os.walk(folder):  # a linked folder is named, never entered
+            links += [Path(root) / name for name in [*dirs, *files] if (Path(root) / name).is_symlink()]
+    return [Problem(str(link), "", "a symbolic link: a script folder must hold its own files, so links are refused")
+            for link in sorted(links)]
+
+
 def _check(folder: Path) -> tuple[Script | None, list[Problem]]:
+    links = _link_problems(folder)
+    if links:
+        return None, links
     path = folder / SCRIPT_FILE
     data, problems = _read(path)
     if data is None:

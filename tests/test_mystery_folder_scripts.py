@@ -1,0 +1,119 @@
+"""A murder-mystery script played where it lies: `--script` takes a script folder's path as well
+as a shipped id, the character count follows the script (a 4-character script plays with 4
+seats), the match replays from the stored path, and a folder holding a symbolic link anywhere
+is refused, naming the link. Only folders the operator names are read: a path in a visitor's
+settings is refused without the disk being looked at."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from space_app.cli import main as cli_main
+from space_app.core import get_game
+from space_app.games.mystery.catalog import SCRIPT_DIRS_ENV, catalog, image_path
+from space_app.store import Store
+
+SHIPPED = catalog().folders["alder-playhouse"]  # a 4-character script
+
+
+def folder_copy(tmp_path: Path, script_id: str = "alder-copy") -> Path:
+    """The shipped 4-character script copied outside the content folder, under its own id."""
+    folder = tmp_path / "scripts" / script_id
+    shutil.copytree(SHIPPED, folder)
+    data = json.loads((folder / "script.json").read_text(encoding="utf-8"))
+    data["id"] = script_id
+    (folder / "script.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+def stored(db: Path) -> list[dict]:
+    store = Store(str(db))
+    try:
+        return [m for m in (store.get_match(row["id"]) for row in store.list_matches(limit=50)) if m]
+    finally:
+        store.close()
+
+
+def test_a_tournament_on_a_shipped_four_character_script_seats_four(tmp_path, capsys):
+    db = tmp_path / "arena.db"
+    code = cli_main(["--db", str(db), "tournament", "mystery", "--script", "alder-playhouse", "--games", "2",
+                     "--seats", "house:mystery-naive", "house:mystery-random", "--settings", '{"rounds": 1}'])
+    assert code == 0, capsys.readouterr().err
+    assert {len(m["seats"]) for m in stored(db)} == {4}
+
+
+def test_a_script_folder_plays_where_it_lies_and_replays_from_its_stored_path(tmp_path, capsys):
+    folder = folder_copy(tmp_path)
+    db = tmp_path / "arena.db"
+    code = cli_main(["--db", str(db), "tournament", "mystery", "--script", str(folder), "--games", "2",
+                     "--seats", "house:mystery-naive", "house:mystery-random", "--settings", '{"rounds": 1}'])
+    assert code == 0, capsys.readouterr().err
+    played = stored(db)
+    assert len(played) == 2 and {len(m["seats"]) for m in played} == {4}
+    assert {m["settings"]["script"] for m in played} == {str(folder.resolve())}
+    # its image clues resolve to the folder's own files, as a shipped script's do
+    clue = json.loads((folder / "script.json").read_text(encoding="utf-8"))["image_clues"][0]["file"]
+    assert image_path(f"mystery/alder-copy/{clue}") == folder.resolve() / clue
+    assert image_path("mystery/alder-copy/script.json") is None  # only declared image clues
+    capsys.readouterr()
+    assert cli_main(["--db", str(db), "verify", "--all"]) == 0
+    assert "2 matches: 2 identical" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["img", "top", "folder"])
+def test_a_script_folder_with_a_symlink_anywhere_is_refused_naming_the_link(tmp_path, capsys, where):
+    folder = folder_copy(tmp_path, f"linked-{where}")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not a script file", encoding="utf-8")
+    if where == "img":
+        (folder / "img").mkdir()
+        link = folder / "img" / "leak.png"
+        link.symlink_to(outside)
+    elif where == "top":
+        link = folder / "notes.txt"
+        link.symlink_to(outside)
+    else:  # the folder itself is a link to a real script folder
+        link = tmp_path / "scripts" / "alias"
+        link.symlink_to(folder, target_is_directory=True)
+        folder = link
+    db = tmp_path / "arena.db"
+    code = cli_main(["--db", str(db), "match", "mystery", "--script", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "symbolic link" in err and str(link.name) in err
+    assert not db.exists() or not stored(db)
+    # the checker names it too
+    assert cli_main(["validate-scripts", str(folder)]) != 0
+    out = capsys.readouterr()
+    assert "symbolic link" in out.out + out.err
+
+
+def test_an_unknown_script_or_missing_folder_is_named(tmp_path, capsys):
+    assert cli_main(["--db", str(tmp_path / "a.db"), "match", "mystery", "--script", "no-such-script"]) == 2
+    assert "unknown murder-mystery script 'no-such-script'" in capsys.readouterr().err
+    missing = tmp_path / "nowhere" / "script"
+    assert cli_main(["--db", str(tmp_path / "a.db"), "match", "mystery", "--script", str(missing)]) == 2
+    assert "no murder-mystery script folder at" in capsys.readouterr().err
+
+
+def test_a_folder_path_from_anywhere_but_the_operator_is_refused_without_looking_at_the_disk(tmp_path, monkeypatch):
+    """A visitor's settings (the API's, the Play tab's) may name a path: only folders the operator
+    named (--script PATH on the command line, or under ARENA_SCRIPT_DIRS) are read."""
+    monkeypatch.delenv(SCRIPT_DIRS_ENV, raising=False)
+    folder = folder_copy(tmp_path, "alder-private")
+    messages = []
+    for path in (folder, tmp_path / "no-such-folder", Path("/etc")):
+        with pytest.raises(ValidationError) as err:
+            get_game("mystery").make(4, 0, {"script": str(path)})
+        message = err.value.errors()[0]["msg"]
+        messages.append(message.replace(str(path), "PATH"))
+        assert "is not one this arena may read" in message
+    assert len(set(messages)) == 1  # an existing folder and a missing one read the same
+    monkeypatch.setenv(SCRIPT_DIRS_ENV, str(tmp_path / "scripts"))
+    game = get_game("mystery").make(4, 0, {"script": str(folder)})
+    assert len(game.seats) == 4 and game.settings.script == str(folder.resolve())
