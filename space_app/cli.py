@@ -23,7 +23,7 @@ from typing import Any
 
 from .cli_index import GameFace, game_faces, report_names
 from .safe_text import terminal_text
-from .store_error import StoreError
+from .store_error import StoreError, lost_store
 from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
@@ -796,6 +796,15 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as exc:  # unreachable, or written by a newer version: one line, no traceback
         say(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        lost = lost_store(exc)
+        if lost is None:
+            raise
+        # planned matches are recorded exactly once: a run stopped here is finished by the
+        # same command, which skips what finished and replaces what was half-written
+        say(f"error: the store stopped answering in the middle of the run ({lost}); the matches that "
+            "finished are kept: run the same command again to finish the rest", file=sys.stderr)
+        return 3
 
 
 def _main(argv: list[str] | None) -> int:

@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -75,12 +76,23 @@ class PostgresServer:
             os.chmod(self.root, 0o755)
             shutil.chown(self.data, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", USER, "-E", "UTF8", "--no-sync")
-        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        self.options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
         if not durable:  # a throw-away cluster: the arena's durability is not what tests check
-            options += " -c fsync=off"
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.data / "server.log"), "-w", "start")
+            self.options += " -c fsync=off"
+        self._serve()
         atexit.register(self.stop)  # an interrupted run must not leave a server behind
         return self
+
+    def _serve(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-o", self.options, "-l", str(self.data / "server.log"), "-w",
+                  "start")
+
+    def restart(self, down_seconds: float = 1.0) -> None:
+        """Stop the server as a crash would (immediate: every connection cut, no checkpoint),
+        leave it down a moment, and start it again on the same data and port."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        time.sleep(down_seconds)
+        self._serve()
 
     def stop(self) -> None:
         if not self.root.exists():
