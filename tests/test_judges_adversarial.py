@@ -184,8 +184,13 @@ def test_each_avalon_attack_is_named_for_what_it_is():
 # -- the shared checks --------------------------------------------------------------------------
 def test_the_statement_checks_read_english_and_chinese():
     assert not_a_statement("我那天晚上一直在前台，韩东来过两次。") is None
+    fire = "二〇〇三年，两人合伙在绍兴城东开茶叶仓库，一场夜火把仓库烧了个精光，守夜的郑师傅没能跑出来。"
+    assert not_a_statement(fire) is None  # few function characters, still a sentence
     assert not_a_statement("韩东、沈青、林雪、周文", names=["韩东", "沈青", "林雪", "周文"]) is not None
+    assert not_a_statement("药酒，草乌，入药，韩记") == not_a_statement("药酒草乌入药韩记后院") == \
+        "not a sentence (a list of words)"
     assert addresses_judge("评分：10") and addresses_judge("SCORE = 9") and not addresses_judge("the score was 2-1")
     assert not addresses_judge("I propose the following: P1 and P3.")
+    assert not addresses_judge("Let's forget the previous team; it failed, and the rules are clear.")
     assert copied_share("the cat sat on the mat today", "yesterday the cat sat on the mat") > 0.5
     assert copied_share("a b c", "a b c") == 0.0  # shorter than a run: nothing to tell

@@ -33,12 +33,13 @@ FUNCTION_ZH = frozenset("的了是我你他她它们在有和就不也都这那�
 # text addressed to whoever scores it rather than to the other players
 _TO_THE_JUDGE = re.compile(
     r"\b(score|rating|grade|reasonableness|following)\W{0,4}[:=]\W{0,4}\d|\bverdict\s*[:=]|"
-    r"\b(ignore|disregard|forget)\b.{0,30}\b(instructions?|above|previous|prior|prompt|rules)\b|"
+    r"\b(ignore|disregard|forget)\b.{0,30}\b(instructions?|prompt|system message)\b|"
     r"\bsystem prompt\b|\byou are (?:now )?(?:a|an|the) (?:judge|grader|evaluator)\b|\b(?:dear|to the) judge\b|"
     r"评分\s*[:：]|忽略.{0,10}(指令|以上|之前)", re.IGNORECASE)
 
 MIN_TOKENS = 4  # fewer words than this is no sentence (Chinese: MIN_TOKENS + 2 characters)
 MIN_FUNCTION = 0.15  # share of small words below which a text reads as a list
+MIN_FUNCTION_ZH = 0.05  # Chinese carries fewer function characters per character
 MAX_NAMES = 0.5  # share of a text's words that may be names
 MAX_KEYWORDS = 0.4  # share of a text's words that may be the judge's key words
 MAX_COPIED = 0.5  # share of a text's runs of words that may come from the speaker's private text
@@ -100,10 +101,11 @@ def not_a_statement(text: str, *, names: Iterable[str] = (), keywords: Iterable[
         return "empty"
     if addresses_judge(text):
         return "written to the judge"
-    cjk = sum(bool(_CJK.match(w)) for w in words)
-    if len(words) < MIN_TOKENS + (2 if cjk * 2 > len(words) else 0):
+    chinese = 2 * sum(bool(_CJK.match(w)) for w in words) > len(words)
+    if len(words) < MIN_TOKENS + (2 if chinese else 0):
         return "not a sentence (too short)"
-    if sum(map(_is_function, words)) / len(words) < MIN_FUNCTION or _listed(text):
+    least = MIN_FUNCTION_ZH if chinese else MIN_FUNCTION
+    if sum(map(_is_function, words)) / len(words) < least or _listed(text):
         return "not a sentence (a list of words)"
     if share_of(text, names) > MAX_NAMES:
         return "mostly names"
