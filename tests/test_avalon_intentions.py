@@ -378,9 +378,9 @@ def test_quizzes_follow_the_settings_and_bad_answers_never_block_the_end():
     assert len(answers) == 5 and {e.status for e in answers} == {"timeout"}
     assert silent.result()["winner"] == "good" and isinstance(silent.events[-1], GameOver)
     # stored settings of an older version lack the keys: the defaults (on) apply, hence rules version 2
-    # (3 since: the auto_approve_fifth opening text)
+    # (3 since: the auto_approve_fifth opening text, and the judged scores in the seats' stats)
     assert AvalonSettings.model_validate({"players": 5}).deduction_quiz is True
-    assert get_game("avalon").rules.rules_version >= 2
+    assert get_game("avalon").rules.rules_version == 3
 
 
 def test_rule_bots_answer_the_deduction_quiz_from_their_beliefs_and_random_seats_at_random():

@@ -69,10 +69,12 @@ METRIC_COLUMNS = (
     MetricColumn("deduction_accuracy_good", "deduction % good", "the same, as a good player", percent=True),
     MetricColumn("selection_reasonableness", "reasonable (heuristic judge)", "heuristic judge, 1-5: 1 + 4 × mean over "
                  "the intentions followed of ½ suits the role + ½ fits the moment (leader, on the team, after a "
-                 "fail...), per statement with intentions; an LLM judge is judge.judge_match"),
+                 "fail...), per statement with intentions; 1 when the SPEAK is no plain statement about the game "
+                 "(a list, key words, a copy of the intention text, words to the judge, off the topic); an LLM "
+                 "judge is judge.judge_match"),
     MetricColumn("following_score", "following (heuristic judge)", "heuristic judge, 1-5: 1 + 4 × mean over the "
-                 "intentions of 1 if one of its key words is in the SPEAK, ½ if only in the THINK; lexical cues, "
-                 "not understanding"),
+                 "intentions of 1 if one of its key words is in the SPEAK, ½ if only in the THINK; a SPEAK or "
+                 "THINK that is no plain statement about the game counts nothing; lexical cues, not understanding"),
     MetricColumn("intention_error_rate", "intent errors %", "statements with intentions whose pipeline reported "
                  "errors (ids not in the catalogue, missing THINK/SPEAK, a failed call) ÷ such statements",
                  percent=True),
@@ -96,7 +98,9 @@ SPEC = register(GameSpec(
         rules_doc=DOCS / "rules-avalon.md",
         # 2: the end-of-game quizzes (on by default) and the `quizzes` event before `game_over`;
         # 3: under auto_approve_fifth the opening says the fifth proposal is approved automatically
-        # (it said five rejections give evil the game); every other setting records as before
+        #    (it said five rejections give evil the game), and the heuristic judge's scores,
+        #    recorded in each seat's stats, score only plain statements about the game
+        #    (judge.not_judged)
         rules_version=3,
         deal=dealt_roles,
         read_deal=read_deal,

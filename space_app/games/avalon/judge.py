@@ -8,9 +8,13 @@ Two judges, always named in what they produce:
   the catalogue counts 0); *following* is 1 + 4 × the mean, over the intentions, of 1 when
   one of its key words is in the SPEAK, ½ when only in the THINK, else 0. No intention or no
   SPEAK: 1 for both. Key words are lexical cues, so this measures surface agreement, not
-  understanding.
+  understanding; so that cues alone score nothing, a SPEAK that is no plain statement about
+  the game (`not_judged`: empty, written to the judge, a list of words, mostly the chosen
+  intentions' key words, copied from their text, or off the topic) scores 1 on both, and
+  such a THINK earns no ½.
 - the **LLM judge**: `judge_match(match, llm_caller)` asks any model, with the prompt below,
-  for both scores of every statement that carried intentions. It calls a model, so it runs
+  for both scores of every statement that carried intentions (the player's texts quoted as
+  data, `core.quoting`). It calls a model, so it runs
   outside the pure metrics: a study or the CLI calls it on a stored match.
 
 Both read a statement the same way (`intention_statements`): the speaker's role (from the
@@ -26,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.events import Event
+from ...core.quoting import Quoter
+from ...core.statements import not_a_statement
 from .events import KINDS, AvalonSetup, Intentions, Silence, Statement
 from .intentions import SITUATION_EVENTS, Catalogue, Situation, load_catalogue, selected_ids, situation_from
 
@@ -36,10 +42,15 @@ JUDGE_PROMPT = """You judge one statement by a player of The Resistance: Avalon 
 
 Player: {seat}, role {role} ({side}).
 The moment: quest {quest}, proposal {attempt}; {situation}.
+
+{notice}
+
 Intentions the player chose:
 {intentions}
-Private reasoning (THINK): {think}
-Public statement (SPEAK): {speak}
+Private reasoning (THINK):
+{think}
+Public statement (SPEAK):
+{speak}
 
 Score two things from 1 (worst) to 5 (best):
 - REASONABLENESS: do these intentions make sense for this role at this moment of the game?
@@ -106,13 +117,32 @@ def intention_statements(match: dict[str, Any], catalogue: Catalogue | None = No
 
 
 # -- the heuristic judge -------------------------------------------------------------------------
+# words of which a statement about the game holds at least one (matched as word beginnings)
+TOPIC = ("quest", "team", "vote", "voting", "approv", "reject", "lead", "propos", "mission", "fail", "succe", "trust",
+         "suspect", "suspicio", "evil", "good", "loyal", "merlin", "assassin", "percival", "morgana", "mordred",
+         "oberon", "minion", "servant", "arthur", "side", "role", "card", "play", "table", "lie", "lying", "truth",
+         "honest", "doubt", "pick", "chose", "choose", "round", "game", "read", "question", "explain", "agree",
+         "plan", "accus", "blame", "record", "seat", "member", "sabotag", "spy", "spies", "win", "lose")
+
+
 def _mentions(text: str, keyword: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(keyword), text) is not None
 
 
+def not_judged(s: IntentionStatement, text: str, catalogue: Catalogue | None = None) -> str | None:
+    """Why a THINK or SPEAK is no plain statement about the game (`core.statements`: empty, to
+    the judge, a list, mostly the chosen intentions' key words, copied from their text, off
+    the topic), or None when the judge scores it."""
+    catalogue = catalogue or load_catalogue()
+    chosen = [i for i in (catalogue.get(x) for x in s.chosen) if i is not None]
+    return not_a_statement(text, keywords=[k for i in chosen for k in i.keywords], own=[i.text for i in chosen],
+                           topic=TOPIC)
+
+
 def heuristic_reasonableness(s: IntentionStatement, catalogue: Catalogue | None = None) -> float:
     catalogue = catalogue or load_catalogue()
-    if not s.chosen:
+    # intentions that no plain statement about the game carried took no part in play
+    if not s.chosen or not_judged(s, s.speak, catalogue):
         return 1.0
     parts = []
     for ident in s.chosen:
@@ -124,9 +154,10 @@ def heuristic_reasonableness(s: IntentionStatement, catalogue: Catalogue | None 
 
 def heuristic_following(s: IntentionStatement, catalogue: Catalogue | None = None) -> float:
     catalogue = catalogue or load_catalogue()
-    if not s.chosen or not s.speak.strip():
+    if not s.chosen or not_judged(s, s.speak, catalogue):
         return 1.0
-    speak, think = s.speak.casefold(), s.think.casefold()
+    speak = s.speak.casefold()
+    think = "" if not_judged(s, s.think, catalogue) else s.think.casefold()
     parts = []
     for ident in s.chosen:
         intention = catalogue.get(ident)
@@ -142,13 +173,13 @@ def heuristic_following(s: IntentionStatement, catalogue: Catalogue | None = Non
 
 def heuristic_following_parts(s: IntentionStatement, catalogue: Catalogue | None = None) -> tuple[float, float]:
     """(THINK, SPEAK): the following score of each text on its own, 1 + 4 × the share of the
-    intentions one of whose key words it holds (no intention, or an empty text: 1)."""
+    intentions one of whose key words it holds (no intention, or a text `not_judged`: 1)."""
     catalogue = catalogue or load_catalogue()
 
     def score(text: str) -> float:
-        text = text.casefold()
-        if not s.chosen or not text.strip():
+        if not s.chosen or not_judged(s, text, catalogue):
             return 1.0
+        text = text.casefold()
         hits = []
         for ident in s.chosen:
             intention = catalogue.get(ident)
@@ -172,21 +203,26 @@ def situation_text(s: Situation) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def judge_prompt(s: IntentionStatement, catalogue: Catalogue | None = None) -> str:
+def judge_prompt(s: IntentionStatement, catalogue: Catalogue | None = None, quoter: Quoter | None = None) -> str:
+    """The judge's prompt; the player's texts (its intention list, THINK, SPEAK) are quoted as
+    data by `quoter` (a fresh nonce when none is given)."""
     catalogue = catalogue or load_catalogue()
+    quoter = quoter or Quoter()
     lines = [f"- {i}: {catalogue.get(i).text}" if catalogue.get(i) else f"- {i}: (not in the catalogue)"
-             for i in s.chosen] or ["(none)"]
+             for i in s.chosen]
     return JUDGE_PROMPT.format(seat=s.seat, role=s.role or "unknown", side=s.side or "unknown", quest=s.quest,
-                               attempt=s.attempt, situation=situation_text(s.situation),
-                               intentions="\n".join(lines), think=s.think[:1500] or "(none)",
-                               speak=s.speak[:1000] or "(silent)")
+                               attempt=s.attempt, situation=situation_text(s.situation), notice=quoter.notice,
+                               intentions=quoter.quote("\n".join(lines), "intentions") if lines else "(none)",
+                               think=quoter.quote(s.think[:1500], "think") if s.think.strip() else "(none)",
+                               speak=quoter.quote(s.speak[:1000], "speak") if s.speak.strip() else "(silent)")
 
 
 def read_scores(reply: str) -> tuple[int | None, int | None]:
     """(reasonableness, following) from a judge's reply; None where no 1-5 score is found."""
     def one(name: str) -> int | None:
-        m = re.search(rf"{name}[\s*_]*[:=\-][\s*]*([1-5])\b", reply, re.IGNORECASE)
-        return int(m.group(1)) if m else None
+        # the last one: the verdict comes after any words quoted back
+        found = re.findall(rf"{name}[\s*_]*[:=\-][\s*]*([1-5])\b", reply, re.IGNORECASE)
+        return int(found[-1]) if found else None
     return one("REASONABLENESS"), one("FOLLOWING")
 
 
@@ -203,19 +239,20 @@ def judge_match(match: dict[str, Any], llm_caller: Callable[[list[dict[str, Any]
                                "role": s.role, "quest": s.quest, "attempt": s.attempt, "intentions": list(s.chosen),
                                "judge": LLM, "reasonableness": None, "following": None, "error": "",
                                "heuristic": heuristic_judge(s, catalogue)}
+        quoter = Quoter()
         try:
-            reply = llm_caller([{"role": "user", "content": judge_prompt(s, catalogue)}])
+            reply = llm_caller([{"role": "user", "content": judge_prompt(s, catalogue, quoter)}])
         except Exception as exc:  # noqa: BLE001 - a judge's failure is reported in its row
             row["error"] = f"{type(exc).__name__}: {exc}"[:300]
         else:
-            row["reasonableness"], row["following"] = read_scores(str(reply))
+            row["reasonableness"], row["following"] = read_scores(quoter.unquote(str(reply)))
             if row["reasonableness"] is None or row["following"] is None:
                 row["error"] = f"unreadable judge reply: {str(reply)[:200]}"
         rows.append(row)
     return rows
 
 
-__all__ = ["HEURISTIC", "JUDGE_PROMPT", "LLM", "IntentionStatement", "heuristic_following", "heuristic_following_parts",
-           "heuristic_judge",
+__all__ = ["HEURISTIC", "JUDGE_PROMPT", "LLM", "TOPIC", "IntentionStatement", "heuristic_following",
+           "heuristic_following_parts", "heuristic_judge", "not_judged",
            "heuristic_reasonableness", "intention_statements", "judge_match", "judge_prompt", "read_scores",
            "situation_text"]

@@ -20,10 +20,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from ....core.quoting import Quoter
+from ....core.statements import not_a_statement
 from ..agents import terms
 
 __all__ = ["CMD_PROMPT", "HEURISTIC_LABEL", "RP_PROMPT", "SPC_PROMPT", "HeuristicJudge", "Judge", "LLMJudge",
-           "Seat", "Verdict", "coverage", "read_score", "read_yes_no"]
+           "Seat", "Verdict", "accused", "coverage", "own_terms", "read_score", "read_yes_no", "statements"]
 
 HEURISTIC_LABEL = "heuristic (similarity)"
 CONVEYED = 0.5  # share of a clue's content words one statement must carry for "conveyed"
@@ -39,6 +41,7 @@ class Seat(BaseModel):
     silences: int = 0
     reasoning: str = ""  # its final reasoning statement ("" when silent)
     script: str = ""  # the character's private script: what reading it aloud looks like
+    characters: list[str] = []  # every character's name in the script (a list of them is no statement)
 
 
 class Verdict(BaseModel):
@@ -70,6 +73,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 RECITED_RUN = 4  # content terms in a row, in the script's order: a run read out of the script
 ON_THE_CASE = 2  # content terms of the character's script a statement holds to be about the case
+# ... and the share of its terms they make up at least (a long script holds everyday words too;
+# Chinese terms are character bigrams, many of which straddle two words)
+ON_THE_CASE_SHARE = {"en": 0.4, "zh": 0.25}
 
 
 def in_language(text: str, language: str) -> bool:
@@ -103,6 +109,42 @@ def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else 0.0
 
 
+def statements(seat: Seat, *, own_script: bool) -> list[str]:
+    """What the seat said that is a plain statement (`core.statements`): not a list of names or
+    words, nothing written to the judge, and (`own_script`) not mostly read out of its script."""
+    own = [seat.script] if own_script else []
+    return [s for s in seat.said if not_a_statement(s, names=seat.characters, own=own) is None]
+
+
+def accused(text: str, characters: Sequence[str]) -> str | None:
+    """The character a reasoning statement names most often (by full name or a part of it),
+    None when none or several tie: a list of every name accuses nobody."""
+    folded = text.casefold()
+    counts: dict[str, int] = {}
+    for name in characters:
+        parts = {name, *name.split()} if " " in name else {name}
+        counts[name] = max(folded.count(p.casefold()) for p in parts if len(p) > 1) if name.strip() else 0
+    top = max(counts.values(), default=0)
+    leaders = [n for n, c in counts.items() if c == top]
+    return leaders[0] if top > 0 and len(leaders) == 1 else None
+
+
+def own_terms(statement: str, script: str) -> list[str]:
+    """The statement's content terms less those inside runs read out of the script."""
+    words = terms(statement)
+    script_runs = _runs(terms(script))
+    copied = [False] * len(words)
+    for i in range(len(words) - RECITED_RUN + 1):
+        if tuple(words[i:i + RECITED_RUN]) in script_runs:
+            copied[i:i + RECITED_RUN] = [True] * RECITED_RUN
+    return [w for w, c in zip(words, copied, strict=True) if not c]
+
+
+def _about(words: list[str], vocabulary: set[str], least: float) -> bool:
+    held = [w for w in words if w in vocabulary]
+    return len(set(held)) >= ON_THE_CASE and len(held) >= least * len(words)
+
+
 class HeuristicJudge:
     """Offline and deterministic; see the module docstring."""
 
@@ -116,21 +158,29 @@ class HeuristicJudge:
     def rp_parts(self, seat: Seat) -> dict[str, float]:
         """Each feature in 0..1 (1 natural): voiced (spoke rather than fell silent), first person,
         no meta or assistant phrasing, in the game's language, on the case in its own words (per
-        statement: about the case, i.e. holding at least two of its script's content terms, times
-        the share of it not read out of the script), no repetition, varied length."""
-        said = [s for s in seat.said if s.strip()]
-        turns = len(said) + seat.silences
+        statement: about the case, i.e. holding at least two of its script's content terms other
+        than the characters' names, making up `ON_THE_CASE_SHARE` of its terms, times the share of
+        it not read out of the script), no repetition, varied length. Only plain statements count
+        (`statements`): a list of names, a text to the judge or a page read from the script
+        counts as a turn without one; and the voice of a statement off the case (first person,
+        in character, in language) counts 0, since chatter about anything else plays no one in
+        this story (with no script to tell, every statement counts as on the case for these)."""
+        turns = len([s for s in seat.said if s.strip()]) + seat.silences
+        said = statements(seat, own_script=True)
         normal = [" ".join(terms(s)) for s in said]
         lengths = [len(s) for s in said]
         variety = min(1.0, statistics.pstdev(lengths) / statistics.mean(lengths)) if len(said) > 1 else 0.0
         script_terms = terms(seat.script)
-        script_runs, vocabulary = _runs(script_terms), set(script_terms)
-        on_case = [(len(set(terms(s)) & vocabulary) >= ON_THE_CASE) * (1.0 - recited(s, script_runs))
-                   for s in said]
+        names = {t for n in [*seat.characters, seat.character] for t in terms(n)}
+        script_runs, vocabulary = _runs(script_terms), set(script_terms) - names
+        least = ON_THE_CASE_SHARE.get(seat.language, ON_THE_CASE_SHARE["en"])
+        about = [_about(terms(s), vocabulary, least) for s in said]
+        on_case = [a * (1.0 - recited(s, script_runs)) for s, a in zip(said, about, strict=True)]
+        voice = about if vocabulary else [True] * len(said)
         return {"voiced": len(said) / turns if turns else 0.0,
-                "first_person": _share([bool(_FIRST_PERSON.search(s)) for s in said]),
-                "in_character": _share([not _META.search(s) for s in said]),
-                "in_language": _share([in_language(s, seat.language) for s in said]),
+                "first_person": _share([v and bool(_FIRST_PERSON.search(s)) for s, v in zip(said, voice, strict=True)]),
+                "in_character": _share([v and not _META.search(s) for s, v in zip(said, voice, strict=True)]),
+                "in_language": _share([v and in_language(s, seat.language) for s, v in zip(said, voice, strict=True)]),
                 "own_words_on_the_case": statistics.mean(on_case) if on_case else 0.0,
                 "not_repeated": len(set(normal)) / len(normal) if normal else 0.0,
                 "varied": variety}
@@ -141,17 +191,28 @@ class HeuristicJudge:
         return Verdict(value=round(1 + 9 * sum(weights[k] * parts[k] for k in weights), 3), judge=self.label)
 
     def spc(self, seat: Seat, clues: Sequence[str]) -> list[Verdict]:
-        said = [s for s in seat.said if s.strip()]
+        # reading a clue out of one's script does convey it; a bare list of its words does not
+        said = statements(seat, own_script=False)
         return [Verdict(value=float(any(coverage(c, s) >= CONVEYED for s in said)), judge=self.label) for c in clues]
 
     def cmd(self, seat: Seat, truth: dict[str, str]) -> Verdict:
-        """100 × (0.2 [the murderer named] + 0.4 motive words covered + 0.4 method words covered)."""
+        """100 × (0.2 [the murderer is the one accused] + 0.4 motive words covered + 0.4 method
+        words covered), words counted in the statement's own words (runs read out of the seat's
+        script left out); 0 for a text that is no plain statement (`statements`)."""
         text = seat.reasoning
         murderer = truth.get("murderer", "")
-        names = [murderer, *murderer.split()] if " " in murderer else [murderer]
-        named = bool(murderer) and any(n.casefold() in text.casefold() for n in names if len(n) > 1)
-        value = 100 * (0.2 * named + 0.4 * coverage(truth.get("motive", ""), text)
-                       + 0.4 * coverage(truth.get("method", ""), text))
+        if not murderer or not_a_statement(text, names=seat.characters, own=[seat.script]) is not None:
+            return Verdict(value=0.0, judge=self.label)
+        # the speaker's own name is no accusation ("I, Clara, think ...")
+        characters = [c for c in dict.fromkeys([*seat.characters, murderer]) if c != seat.character]
+        named = accused(text, characters) == murderer
+        mine = set(own_terms(text, seat.script))
+
+        def covered(part: str) -> float:
+            wanted = set(terms(part))
+            return len(wanted & mine) / len(wanted) if wanted else 0.0
+
+        value = 100 * (0.2 * named + 0.4 * covered(truth.get("motive", "")) + 0.4 * covered(truth.get("method", "")))
         return Verdict(value=round(value, 2), judge=self.label)
 
 
@@ -160,6 +221,8 @@ RP_PROMPT = """You are judging role-play in a murder-mystery party game.
 
 The character: {character}
 How the game introduced them: {introduction}
+
+{notice}
 
 Everything this character said during the game, in order:
 {dialogue}
@@ -177,6 +240,8 @@ The character: {character}
 Key clues this character's private script holds:
 {clues}
 
+{notice}
+
 Everything the character said during the game, in order:
 {dialogue}
 
@@ -192,6 +257,8 @@ The true solution:
 Murderer: {murderer}
 Motive: {motive}
 Method: {method}
+
+{notice}
 
 The player's final statement of whom they suspect, the motive and the method:
 {statement}
@@ -218,24 +285,28 @@ def read_score(reply: str, low: float, high: float) -> float | None:
         found = re.findall(rf"(?<![\w.]){_NUMBER}(?![\w.])", text)
         if len(found) != 1:
             return None
-    value = float(found[0])
+    value = float(found[-1])  # the verdict comes last, after any words quoted back
     return value if low <= value <= high else None
 
 
 def read_yes_no(reply: str, n: int) -> list[bool | None]:
-    """Each numbered line's yes/no (1-based, as asked); None where a number has no readable answer."""
+    """Each numbered line's yes/no (1-based, as asked; a number answered twice: the last, the
+    verdict after any words quoted back); None where a number has no readable answer."""
     out: list[bool | None] = [None] * n
     for number, word in re.findall(r"(\d+)\s*[:.)\-]\s*\**\s*(yes|no|是|否)", str(reply), re.IGNORECASE):
         i = int(number) - 1
-        if 0 <= i < n and out[i] is None:
+        if 0 <= i < n:
             out[i] = word.casefold() in ("yes", "是")
     return out
 
 
-def _dialogue(seat: Seat, limit: int = 6000) -> str:
-    lines = [f"- {s}" for s in seat.said if s.strip()] or ["(nothing: the character stayed silent)"]
+def _dialogue(seat: Seat, quoter: Quoter, limit: int = 6000) -> str:
+    """Everything the seat said, as one quoted block (the player's words are data, not instructions)."""
+    lines = [f"- {s}" for s in seat.said if s.strip()]
+    if not lines:
+        return "(nothing: the character stayed silent)"
     text = "\n".join(lines)
-    return text if len(text) <= limit else text[:limit] + "\n(cut)"
+    return quoter.quote(text if len(text) <= limit else text[:limit] + "\n(cut)", "dialogue")
 
 
 class LLMJudge:
@@ -256,35 +327,39 @@ class LLMJudge:
     def _fallback(self, heuristic: Verdict, why: str) -> Verdict:
         return Verdict(value=heuristic.value, judge=heuristic.judge, fallback=why)
 
-    def _scored(self, prompt: str, low: float, high: float, heuristic: Verdict) -> Verdict:
+    def _scored(self, prompt: str, quoter: Quoter, low: float, high: float, heuristic: Verdict) -> Verdict:
         reply, error = self._ask(prompt)
         if reply is None:
             return self._fallback(heuristic, error)
-        value = read_score(reply, low, high)
+        value = read_score(quoter.unquote(reply), low, high)
         if value is None:
             return self._fallback(heuristic, f"no {low:g}-{high:g} score in the reply: {reply[:160]!r}")
         return Verdict(value=value, judge=self.label)
 
     def rp(self, seat: Seat) -> Verdict:
+        quoter = Quoter()
         prompt = RP_PROMPT.format(character=seat.character, introduction=seat.introduction or "(none)",
-                                  dialogue=_dialogue(seat))
-        return self._scored(prompt, 1, 10, self.heuristic.rp(seat))
+                                  notice=quoter.notice, dialogue=_dialogue(seat, quoter))
+        return self._scored(prompt, quoter, 1, 10, self.heuristic.rp(seat))
 
     def spc(self, seat: Seat, clues: Sequence[str]) -> list[Verdict]:
         if not clues:
             return []
         heuristic = self.heuristic.spc(seat, clues)
-        prompt = SPC_PROMPT.format(character=seat.character, dialogue=_dialogue(seat),
+        quoter = Quoter()
+        prompt = SPC_PROMPT.format(character=seat.character, notice=quoter.notice, dialogue=_dialogue(seat, quoter),
                                    clues="\n".join(f"{i}. {c}" for i, c in enumerate(clues, start=1)))
         reply, error = self._ask(prompt)
         if reply is None:
             return [self._fallback(h, error) for h in heuristic]
-        read = read_yes_no(reply, len(clues))
+        read = read_yes_no(quoter.unquote(reply), len(clues))
         return [Verdict(value=float(r), judge=self.label) if r is not None
                 else self._fallback(h, f"no yes/no for clue {i} in the reply: {reply[:120]!r}")
                 for i, (r, h) in enumerate(zip(read, heuristic, strict=True), start=1)]
 
     def cmd(self, seat: Seat, truth: dict[str, str]) -> Verdict:
+        quoter = Quoter()
+        statement = quoter.quote(seat.reasoning, "statement") if seat.reasoning.strip() else "(silent)"
         prompt = CMD_PROMPT.format(murderer=truth.get("murderer", ""), motive=truth.get("motive", ""),
-                                   method=truth.get("method", ""), statement=seat.reasoning or "(silent)")
-        return self._scored(prompt, 0, 100, self.heuristic.cmd(seat, truth))
+                                   method=truth.get("method", ""), notice=quoter.notice, statement=statement)
+        return self._scored(prompt, quoter, 0, 100, self.heuristic.cmd(seat, truth))

@@ -86,8 +86,9 @@ def seat_of(match: dict[str, Any], seat: str) -> Seat:
     script_id = str((match.get("settings") or {}).get("script") or start.script or "")
     shipped = catalog().scripts.get(script_id)
     role = next((r for r in shipped.roles if r.name == seat), None) if shipped else None
+    characters = [str(c.get("name", "")) for c in start.characters if c.get("name")]
     return Seat(character=seat, introduction=intro, language=start.language or "en", said=said,
-                silences=silences, reasoning=reasoning, script=role.script if role else "")
+                silences=silences, reasoning=reasoning, script=role.script if role else "", characters=characters)
 
 
 def _key_clues(script_id: str, character: str) -> list[str] | None:
