@@ -26,6 +26,7 @@ from .match_plan import MatchPlan
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
+from .seat_versions import version_of
 from .seating import TournamentOutcomes, count_seating, schedule
 from .standings import keep
 from .store import Store
@@ -167,6 +168,10 @@ class Arena:
     async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
                                 sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:
         await self._prepare(seat_agents)
+        # read after prepare: a remote agent's `info` was just read again, so a redeployed
+        # Space's new version is the one this match records
+        versions = {seat: v for seat, s in seat_agents.items() if (v := version_of(s.agent))}
+        await off_loop(self.store.set_seat_versions, game.match_id, versions)
         return await play(game, seat_agents, sink)
 
     async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> None:
