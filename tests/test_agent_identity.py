@@ -18,6 +18,7 @@ from space_app.core import get_game
 from space_app.prices import Price, PriceError, parse_prices
 from space_app.service import MatchPlan
 from space_app.store import Store
+from space_app.ui.agents_tab import usage_frame, usage_note
 
 
 class Counting(Agent):
@@ -132,6 +133,18 @@ def test_a_match_records_each_seats_version_and_the_board_splits_by_it(tmp_path,
     assert f"{reg['agent_id']} @ tiny-model rev bbbbbbb" in printed
 
 
+def test_seat_versions_are_kept_on_every_backend(new_store):
+    store = Store(new_store())
+    seats = [{"seat": "P1", "agent_id": "a", "agent_name": "a"}, {"seat": "P2", "agent_id": "b", "agent_name": "b"}]
+    store.create_match("m1", "spy", 1, seats)
+    store.set_seat_versions("m1", {"P1": {"sdk": "0.3.0", "model": "m", "revision": "r1"}})
+    got = store.get_match("m1")["seats"]
+    assert [s["version"] for s in got] == [{"sdk": "0.3.0", "model": "m", "revision": "r1"}, {}]
+    assert store.seat_versions("spy") == {("m1", "P1"): {"sdk": "0.3.0", "model": "m", "revision": "r1"}}
+    assert store.seat_versions("avalon") == {}
+    store.close()
+
+
 def accounting_caller(messages: list[dict[str, Any]]) -> str:
     """A statement cut at its token limit; a vote nobody can read (so it is re-asked once)."""
     asked = str(messages[-1]["content"])
@@ -171,6 +184,11 @@ def test_accounting_totals_tokens_reasks_unreadable_truncated_and_cost(tmp_path,
         assert row["models"] == ["priced-model"]
         assert row["cost_usd"] == pytest.approx((prompt * 2.0 + completion * 8.0) / 1e6)
         assert row["unpriced_tokens"] == 0
+    # the Agents tab shows the same totals
+    tab = usage_frame(api)
+    shown = tab[(tab["agent_id"] == reg["agent_id"]) & (tab["game"] == "all")].iloc[0]
+    assert (int(shown["tokens"]), int(shown["reasks"])) == (prompt + completion, reasks)
+    assert "models with a price: priced" in usage_note(api)
     house = next(r for (g, a), r in rows.items() if g == "spy" and a.startswith("house:"))
     assert house["cost_usd"] is None  # no model priced: no cost invented
     # one agent, one game
