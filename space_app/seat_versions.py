@@ -26,11 +26,13 @@ def version_of(agent: Any) -> dict[str, str]:
 
 def from_info(info: Any) -> dict[str, str]:
     """{'sdk', 'model', 'revision'} read from an `info` object (an older SDK's carries only
-    `sdk_version`): each a clean one-line label, absent fields left out."""
+    `sdk_version`): each a clean one-line label, absent fields left out. Only text is kept:
+    `version` is the agent's own account, shown to everyone."""
     if not isinstance(info, dict):
         return {}
     given = info.get("version") if isinstance(info.get("version"), dict) else {}
-    raw = {"sdk": given.get("sdk") or info.get("sdk_version"), "model": given.get("model"),
+    # an outside protocol's agent (WiS) names its model as `model_name`
+    raw = {"sdk": given.get("sdk") or info.get("sdk_version"), "model": given.get("model") or info.get("model_name"),
            "revision": given.get("revision")}
     out = {}
     for key in FIELDS:
