@@ -86,9 +86,11 @@ class Agent:
 
     def info(self) -> dict:
         """What the arena knows of this agent: name, description, SDK version, the games it
-        plays (an empty list: any game) and whether it reads images (`vision`; a missing key
-        means False)."""
+        plays (an empty list: any game), whether it reads images (`vision`; a missing key
+        means False) and which version of it this is (`version`: SDK, model, revision;
+        `sdk/versions.py`), which the arena stores with every seat it takes."""
         from . import __version__
+        from .versions import version_info
 
         return {
             "name": self.name,
@@ -96,4 +98,9 @@ class Agent:
             "sdk_version": __version__,
             "games": list(self.games),
             "vision": bool(self.vision),
+            "version": version_info(self.model_name()),
         }
+
+    def model_name(self) -> str:
+        """The model behind this agent, as its `version` reports it ('' when none is named)."""
+        return ""

@@ -82,6 +82,11 @@ class LLMAgent(Agent):
         self.max_history = max_history
         self.description = description
 
+    def model_name(self) -> str:
+        from .versions import model_of
+
+        return model_of(self.llm_caller)
+
     def prepare(self) -> None:
         # e.g. local_caller loads its model here, so the first turn is not a timeout
         prepare = getattr(self.llm_caller, "prepare", None)

@@ -335,6 +335,12 @@ class RemoteAgent(Agent):
         self.info(wait=True)
 
     @property
+    def known_info(self) -> dict[str, Any]:
+        """The served agent's `info` as last read (by `prepare` or registration), without a call."""
+        with self._lock:
+            return dict(self._info or {})
+
+    @property
     def vision(self) -> bool:  # type: ignore[override]  # read from the served agent, not set here
         """Whether the served agent declared `vision` in its `info` (read by `prepare`, which the
         arena calls before every match); False until its info has been read, or when absent."""

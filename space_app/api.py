@@ -1,7 +1,7 @@
 """The arena's API: one class whose methods back both the UI and the named
 `gradio_client` endpoints (register_agent, list_agents, run_match, get_match,
-list_matches, leaderboard, head_to_head, run_benchmark, compare). Inputs are validated here; errors are `ApiError`
-with a message meant for people."""
+list_matches, leaderboard, head_to_head, accounting, run_benchmark, compare). Inputs are validated
+here; errors are `ApiError` with a message meant for people."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from sdk import AgentError, Observation
 from sdk.agent import LOCAL_AGENT_THREADS
 from sdk.remote import resolve_src
 
+from .accounting import MEANING as ACCOUNTING_MEANING
+from .accounting import accounting
 from .admission import MatchSlots
 from .agents.catalogue import (
     AgentCatalogue,
@@ -583,15 +585,39 @@ class ArenaAPI:
             raise ApiError(str(exc)) from exc
 
     def leaderboard(self, game: str = "spy", min_games: int | str = 0, sources: str | Iterable[str] = "default",
-                    tag: str | None = None, void_infra: bool = False) -> list[dict[str, Any]]:
+                    tag: str | None = None, void_infra: bool = False, by_version: bool = False,
+                    version: str = "") -> list[dict[str, Any]]:
         """One row per agent, read from the stored standings; `min_games` counts matches;
         `sources`: 'default' (visitor, human and tournament matches), 'all' or a comma list
         of kinds (see `space_app.sources`); `tag`: one tag's matches only; `void_infra`: leave
-        out matches in which a call could not reach its agent."""
+        out matches in which a call could not reach its agent; `by_version`: one row per agent
+        and version (model, revision, SDK: `agent_id` and `version` name them); `version`:
+        only rows whose version contains that text (implies `by_version`)."""
         kinds = board_kinds(game, sources, tag)
         minimum = whole_number(min_games, "min_games", 0, 1_000_000)
+        if not isinstance(version, str) or len(version) > 200:
+            raise ApiError("version: give text of at most 200 characters, e.g. 'gpt-4o' or 'rev 3f2a9c1'")
         return board(self.store, game, sources=kinds, tag=tag or None, min_matches=minimum,
-                     void_infra=bool(void_infra))
+                     void_infra=bool(void_infra), by_version=bool(by_version), version=version.strip() or None)
+
+    def accounting(self, game: str = "", sources: str | Iterable[str] = "default", agent: str = ""
+                   ) -> dict[str, Any]:
+        """What each agent used and what went wrong for it (calls, prompt and completion tokens,
+        re-asks, unreadable and truncated replies, latency), per game and over every game, with a
+        cost estimate from ARENA_PRICES; `game`: one game ('' every game); `sources` as the
+        leaderboard's; `agent`: one agent ('' every agent)."""
+        if game and game not in GAMES:
+            raise ApiError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
+        if not isinstance(agent, str) or len(agent) > 200:
+            raise ApiError("agent: give an agent id of at most 200 characters, or '' for every agent")
+        try:
+            kinds = parse_kinds(sources or "default")
+        except ValueError as exc:
+            raise ApiError(str(exc)) from exc
+        rows = accounting(self.store, [game] if game else list(GAMES), self.config.prices, sources=kinds,
+                          agents=[agent.strip()] if agent.strip() else None)
+        return {"rows": rows, "includes": describe(kinds), "priced_models": sorted(self.config.prices),
+                "columns": dict(ACCOUNTING_MEANING)}
 
     def head_to_head(self, game: str = "spy", sources: str | Iterable[str] = "default", tag: str | None = None,
                      void_infra: bool = False, agents: str | Sequence[str] = "", limit: int | str = 0

@@ -172,7 +172,8 @@ def _match(args: argparse.Namespace, arena: Any, settings: dict[str, Any]) -> in
 
 
 def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
-                      sources: str | None = None, void_infra: bool = False, wide: bool = False) -> None:
+                      sources: str | None = None, void_infra: bool = False, wide: bool = False,
+                      by_version: bool = False, version: str | None = None) -> None:
     from .core import get_game
     from .leaderboard import board, cell, columns, headline_columns, kinds_for
     from .sources import describe, parse_kinds
@@ -180,9 +181,12 @@ def print_leaderboard(store: Any, game: str, tag: str | None, min_games: int,
 
     catch_up(store, game)
     kinds = kinds_for(parse_kinds(sources) if sources else None, tag)
-    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games, void_infra=void_infra)
+    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_games, void_infra=void_infra,
+                 by_version=by_version, version=version)
     voided = "; matches with an unreachable agent left out" if void_infra else ""
-    say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}{voided}.")
+    split = ("; one row per agent and version (model, revision, SDK)"
+             + (f" matching {version!r}" if version else "")) if by_version or version else ""
+    say(f"{get_game(game).title} leaderboard. {describe(kinds, tag)}{voided}{split}.")
     spec = get_game(game)
     shown = columns(spec) if wide else headline_columns(spec)
     say(render([{c.key: cell(c, r) for c in shown} for r in rows], [c.key for c in shown]))
@@ -310,7 +314,8 @@ def _role_specs(given: list[str] | None) -> dict[str, str] | None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .store import Store
 
-    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra, args.wide)
+    print_leaderboard(Store(args.db), args.game, args.tag, args.min_games, args.sources, args.void_infra, args.wide,
+                      args.by_version, args.agent_version)
     return 0
 
 
@@ -475,6 +480,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import rows, snapshot, write
+    from .prices import parse_prices
     from .sources import parse_kinds
     from .store import Store
 
@@ -496,7 +502,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         return 0
     records = rows(Store(args.db, recover=False), args.game, args.what, args.format, tag=args.tag,
-                   sources=parse_kinds(args.sources) if args.sources else None)
+                   sources=parse_kinds(args.sources) if args.sources else None,
+                   prices=parse_prices(os.environ.get("ARENA_PRICES")) if args.what == "accounting" else None)
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as out:
             n = write(out, records, args.format)
@@ -655,6 +662,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     lb.add_argument("--void-infra", action="store_true", help="leave out matches in which a call could not reach "
                     "its agent (connection refused, DNS, a Space that never woke): see docs/methodology.md")
     lb.add_argument("--min-games", type=int, default=0)
+    lb.add_argument("--by-version", action="store_true", help="one row per agent and version: the model, "
+                    "revision and SDK version it reported for each match (rated apart)")
+    lb.add_argument("--agent-version", default=None, metavar="TEXT", help="only agent versions whose label "
+                    "contains TEXT, e.g. a model name or 'rev 3f2a9c1' (implies --by-version)")
     lb.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
                    "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
     lb.set_defaults(func=cmd_leaderboard)
@@ -744,8 +755,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write matches, per-seat records or the leaderboard as JSONL or CSV, "
                        "or a run log")
     e.add_argument("--game", choices=games, help="the game (needed except for --what log, where it narrows)")
-    e.add_argument("--what", choices=["matches", "seats", "leaderboard", "snapshot", "log"], default="matches",
-                   help="snapshot: the leaderboard as one JSON document with its filter, the number of matches, "
+    e.add_argument("--what", choices=["matches", "seats", "leaderboard", "accounting", "snapshot", "log"],
+                   default="matches",
+                   help="accounting: calls, prompt and completion tokens, re-asks, unreadable and truncated replies, "
+                   "latency and a cost estimate from ARENA_PRICES, per agent; "
+                   "snapshot: the leaderboard as one JSON document with its filter, the number of matches, "
                    "the rules and code versions and the time (what to cite); log: one self-contained run log "
                    "(matches, events, calls, settings, versions; docs/run-log.md) of --tag TAG or --match ID, "
                    "which the Replay tab opens")

@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field, SecretStr
 
 from sdk.egress import EgressPolicy
 
+from .prices import Price, parse_prices
+
 
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
@@ -71,6 +73,8 @@ class ArenaConfig(BaseModel):
     trust_unsigned_records: bool = Field(default=False, description="adopt unsigned dataset lines (written before "
                                          "lines were signed) at this start, and sign them again")
     demo_matches: int = 3  # house-agent matches played at first start so the tabs are not empty
+    prices: dict[str, Price] = Field(default_factory=dict, description="ARENA_PRICES: USD per 1M input/output "
+                                     "tokens by model name, for cost estimates (space_app/prices.py)")
 
     @property
     def on_space(self) -> bool:
@@ -106,4 +110,5 @@ class ArenaConfig(BaseModel):
             records_key=os.environ.get("ARENA_RECORDS_KEY") or None,
             trust_unsigned_records=_env_bool("ARENA_TRUST_UNSIGNED_RECORDS", False),
             demo_matches=int(os.environ.get("ARENA_DEMO_MATCHES", "3")),
+            prices=parse_prices(os.environ.get("ARENA_PRICES")),
         )

@@ -1,6 +1,7 @@
 """Export stored records for papers: matches (whole records or one summary row each),
-the stored per-seat records (the game's metrics, flattened) and the leaderboard, as JSON
-Lines or CSV."""
+the stored per-seat records (the game's metrics, flattened), the leaderboard and the
+accounting (tokens, re-asks, unreadable and truncated replies, latency and cost per agent:
+`accounting.py`), as JSON Lines or CSV."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from . import __version__
+from .accounting import accounting
 from .core import get_game
 from .core.facts import INFRA_FAILURES
 from .leaderboard import board, columns, kinds_for
+from .prices import Price
 from .sources import describe, kind_of, label
 from .standings import catch_up
 from .store import Store
 
-What = Literal["matches", "seats", "leaderboard"]
+What = Literal["matches", "seats", "leaderboard", "accounting"]
 REPO = Path(__file__).resolve().parents[1]
 Format = Literal["jsonl", "csv"]
 
@@ -36,9 +39,15 @@ def match_summary(match: dict[str, Any]) -> dict[str, Any]:
 
 
 def rows(store: Store, game: str, what: What, fmt: Format, tag: str | None = None,
-         sources: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
-    """Rows to export, of the matches the filter takes (the leaderboard's: see `sources`)."""
+         sources: Iterable[str] | None = None, prices: dict[str, Price] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows to export, of the matches the filter takes (the leaderboard's: see `sources`);
+    `prices`: the table the accounting's cost estimate uses (ARENA_PRICES)."""
     kinds = kinds_for(sources, tag)
+    if what == "accounting":
+        catch_up(store, game)
+        for row in accounting(store, [game], prices or {}, sources=kinds):
+            yield {**row, "models": ";".join(row["models"])} if fmt == "csv" else row
+        return
 
     def matches() -> Iterable[dict[str, Any]]:
         for m in store.iter_matches(game, tag=tag):

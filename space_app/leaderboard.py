@@ -13,6 +13,7 @@ from typing import Any
 from .core import AgentTotals, GameSpec, MetricColumn, SeatRecord, Tally, get_game, totals_from
 from .core.facts import CALLS, INFRA_FAILURES, INVALID_ACTIONS, LATENCY_MS, TOKENS
 from .rating import SIDE, Skill
+from .seat_versions import label
 from .sources import DEFAULT_KINDS, EVERY_KIND, kind_of
 from .standings import ALL, Standings, derive, from_row, infra_hit, pool_for, split_subject
 from .stats import Mean, Rate
@@ -128,26 +129,55 @@ def rows_of(spec: GameSpec, standings: Standings, pool: str, min_matches: int = 
 
 
 def board(store: Store, game: str, *, sources: Iterable[str] | None = None, tag: str | None = None,
-          min_matches: int = 0, void_infra: bool = False) -> list[dict[str, Any]]:
+          min_matches: int = 0, void_infra: bool = False, by_version: bool = False,
+          version: str | None = None) -> list[dict[str, Any]]:
     """The leaderboard of a game over the matches of some source kinds (default: visitor,
     human and tournament; see `sources`), optionally of one tag. A kept pool is read from
     its running totals (a few rows, whatever the number of matches); any other filter is
     computed from the stored per-seat records. Asking for a tag without sources gives
     every match of that tag, whatever its kind. `void_infra`: leave out matches in which a
-    call could not reach its agent (see `standings.unreachable_calls`)."""
+    call could not reach its agent (see `standings.unreachable_calls`). `by_version`: one row
+    per agent and version (`seat_versions.label`: model, revision, SDK), rated apart, so an
+    agent before and after its author changed the model are two rows; `version`: only the rows
+    whose version label contains that text (implies `by_version`)."""
     spec = get_game(game)
     kinds = kinds_for(sources, tag)
-    pool = pool_for(kinds) if tag is None and not void_infra else None
+    split = by_version or bool(version)
+    pool = pool_for(kinds) if tag is None and not void_infra and not split else None
     if pool is None:
+        rows = store.records(game, tag=tag)
+        if split:
+            rows = versioned(rows, store.seat_versions(game))
         standings = Standings(pools=(ALL,))
-        for match_tag, records in matches_of(store.records(game, tag=tag)):
+        for match_tag, records in matches_of(rows):
             if kind_of(match_tag) in kinds and not (void_infra and infra_hit(records)):
                 standings.add(match_tag, records)
-        return rows_of(spec, standings, ALL, min_matches)
+        board_rows = rows_of(spec, standings, ALL, min_matches)
+        if split:
+            board_rows = [_split_row(r) for r in board_rows]
+            wanted = (version or "").casefold()
+            board_rows = [r for r in board_rows if wanted in r["version"].casefold()]
+        return board_rows
     tallies = {(a, r): Tally.from_dict(t) for a, r, t in store.totals(game, pool)}
     agent_skills = _skills(store.skills(game, pool, "agent").items())
     role_skills = {split_subject(s): k for s, k in _skills(store.skills(game, pool, "role").items()).items()}
     return rows_from(spec, totals_from(tallies), agent_skills, role_skills, min_matches)
+
+
+VERSION_SEP = " @ "
+
+
+def versioned(rows: Iterable[dict[str, Any]], versions: dict[tuple[str, str], dict[str, str]]
+              ) -> Iterator[dict[str, Any]]:
+    """Stored record rows with each agent id made '<id> @ <version label>' from its seat's version."""
+    for row in rows:
+        mark = label(versions.get((row["match_id"], row["seat"])))
+        yield {**row, "agent_id": f"{row['agent_id']}{VERSION_SEP}{mark}"}
+
+
+def _split_row(row: dict[str, Any]) -> dict[str, Any]:
+    agent_id, _, mark = row["agent"].partition(VERSION_SEP)
+    return {**row, "agent_id": agent_id, "version": mark}
 
 
 def rank_ranges(rows: list[dict[str, Any]], low: str = "rating_low", high: str = "rating_high"
@@ -205,5 +235,5 @@ def from_matches(game: str, matches: Iterable[dict[str, Any]], *, sources: Itera
     return rows_of(spec, standings, ALL, min_matches)
 
 
-__all__ = ["board", "cell", "columns", "from_matches", "kinds_for", "matches_of", "rank_ranges", "rows_from",
-           "rows_of"]
+__all__ = ["VERSION_SEP", "board", "cell", "columns", "from_matches", "kinds_for", "matches_of", "rank_ranges",
+           "rows_from", "rows_of", "versioned"]

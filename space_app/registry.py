@@ -148,19 +148,36 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
     # what the agent says about itself is shown to every visitor: one clean line, bounded
     display = name or clean_name(info.get("name"), MAX_NAME) or clean_name(src, MAX_NAME)
     description = clean_text(description or info.get("description"), MAX_DESCRIPTION)
-    # the same owner registering the same source again updates that agent (e.g. to
-    # re-enter a secret after a restore) instead of creating a second one
-    for row in store.list_agents():
-        if row["owner"] == owner and row["src"] == src and row["kind"] == kind:
-            store.upsert_agent(row["id"], name=display, kind=kind, src=src, secret=secret or None,
-                               owner=owner, description=description,
-                               games=games, info=info)
-            return Registration(row["id"], display, info)
-    agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
+    agent_id = _same_agent(store, owner, display, src, kind)
+    if agent_id is None:
+        agent_id = f"{(owner or 'local')}/{re.sub(r'[^A-Za-z0-9_.-]+', '-', display)[:40]}-{uuid.uuid4().hex[:6]}"
+    # registering again is how an owner moves an agent (a new URL, a new secret): the same id,
+    # so its matches, ratings and totals stay its own
     store.upsert_agent(agent_id, name=display, kind=kind, src=src, secret=secret or None, owner=owner,
-                       description=description,
-                       games=games, info=info)
+                       description=description, games=games, info=info)
     return Registration(agent_id, display, info)
+
+
+def _same_agent(store: Store, owner: str, name: str, src: str, kind: str) -> str | None:
+    """The id an owner's registration updates, if any: their agent of that name (a removed one
+    comes back with its history), else their agent at that source. Only the owner's own agents
+    are looked at: another owner registering the same name gets an agent of their own (its id
+    starts with their name, so boards and replays tell the two apart), and can never take
+    over, move or re-point someone else's agent and history. Many authors duplicate the same
+    example Space, whose `info` gives them all one name; refusing would make each pick another."""
+    rows = [r for r in store.list_agents(active_only=False) if r["owner"] == owner]
+    key = name.casefold()
+    mine = [r for r in rows if r["name"].casefold() == key]
+    if mine:
+        row = max(mine, key=lambda r: (r["active"], r["created_at"]))
+        if row["kind"] != kind:
+            raise RegistrationError(f"refused: your agent {name!r} ({row['id']}) is a {row['kind']!r} agent, "
+                                    f"not {kind!r}; register it as {row['kind']!r} or choose another name")
+        return str(row["id"])
+    for row in rows:
+        if row["active"] and row["src"] == src and row["kind"] == kind:
+            return str(row["id"])
+    return None
 
 
 def _probe_secret(remote: RemoteAgent) -> None:

@@ -53,6 +53,8 @@ class Seat(BaseModel):
     seat: str
     agent_id: str
     agent_name: str
+    version: dict[str, str] = Field(default_factory=dict, description="which version of the agent played: "
+                                    "sdk, model, revision as it reported them ({} when not kept)")
 
 
 class MatchLine(_Line):

@@ -26,6 +26,7 @@ from .match_plan import MatchPlan
 from .off_loop import off_loop
 from .runner import MatchOutcome, SeatAgent, new_match_id, play
 from .safe_text import clean_name
+from .seat_versions import version_of
 from .seating import TournamentOutcomes, count_seating, schedule
 from .standings import keep
 from .store import Store
@@ -166,22 +167,35 @@ class Arena:
 
     async def _prepare_and_play(self, game: Any, seat_agents: dict[str, SeatAgent],
                                 sink: Callable[[list[tuple[int, Event]]], None]) -> MatchOutcome:
-        await self._prepare(seat_agents)
+        by_agent = await self._prepare(seat_agents)
+        versions = {seat: v for seat, s in seat_agents.items() if (v := by_agent.get(id(s.agent)))}
+        await off_loop(self.store.set_seat_versions, game.match_id, versions)
         return await play(game, seat_agents, sink)
 
-    async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> None:
+    async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> dict[int, dict[str, str]]:
         """Let each agent load its model or wake its Space before the clock starts.
-        A failure here is not fatal: the agent's turns will show what goes wrong."""
+        A failure here is not fatal: the agent's turns will show what goes wrong.
+        Returns each agent's version by `id(agent)`, read after its prepare (a remote agent's
+        `info` was just read again, so a redeployed Space's new version is the one recorded),
+        on the worker thread: an outside protocol's `info` may be a network call."""
         loop = asyncio.get_running_loop()
         unique = {id(s.agent): s.agent for s in seat_agents.values()}.values()
+        versions: dict[int, dict[str, str]] = {}
+
+        def prepared(agent: Any) -> None:
+            try:
+                agent.prepare()
+            finally:
+                versions[id(agent)] = version_of(agent)
 
         async def one(agent: Any) -> None:
             try:
-                await loop.run_in_executor(LOCAL_AGENT_THREADS, agent.prepare)
+                await loop.run_in_executor(LOCAL_AGENT_THREADS, prepared, agent)
             except Exception as exc:  # noqa: BLE001 - reported through the match itself
                 log.warning("preparing %s failed: %s", getattr(agent, "name", agent), exc)
 
         await asyncio.gather(*(one(a) for a in unique))
+        return versions
 
     def _note_calls(self, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:
         calls: Counter[str] = Counter()

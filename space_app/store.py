@@ -101,6 +101,9 @@ seats = Table(
     Column("position", Integer, nullable=False),
     Column("agent_id", Chars(200), nullable=False, index=True),
     Column("agent_name", Chars(200), nullable=False),
+    # which version of the agent played ({'sdk', 'model', 'revision'}), as it reported it when
+    # the match began; {} for house agents before this was kept and for stores from before it
+    Column("version", JSON, nullable=False, default=dict, server_default="{}"),
 )
 
 events = Table(
@@ -303,7 +306,7 @@ def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: lis
         origin="here"))
     conn.execute(insert(seats), [
         {"match_id": match_id, "seat": r["seat"], "position": i, "agent_id": r["agent_id"],
-         "agent_name": r.get("agent_name") or r["agent_id"]}
+         "agent_name": r.get("agent_name") or r["agent_id"], "version": r.get("version") or {}}
         for i, r in enumerate(seat_rows)])
 
 
@@ -394,6 +397,22 @@ class Store:
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(statement, params)
 
+    def set_seat_versions(self, match_id: str, versions: dict[str, dict[str, str]]) -> None:
+        """Note which version of its agent each seat's agent reported: {seat: version}."""
+        if not versions:
+            return
+        statement = update(seats).where(seats.c.match_id == match_id, seats.c.seat == bindparam("the_seat")
+                                        ).values(version=bindparam("the_version"))
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(statement, [{"the_seat": s, "the_version": v} for s, v in versions.items()])
+
+    def seat_versions(self, game: str) -> dict[tuple[str, str], dict[str, str]]:
+        """{(match id, seat): version} of every seat of a game's matches that has one."""
+        query = (select(seats.c.match_id, seats.c.seat, seats.c.version)
+                 .join(matches, matches.c.id == seats.c.match_id).where(matches.c.game == game))
+        with self.engine.connect() as conn:
+            return {(m, s): v for m, s, v in conn.execute(query) if v}
+
     # -- matches ----------------------------------------------------------------
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                      settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> None:
@@ -470,7 +489,8 @@ class Store:
                 "status": row["status"], "tag": row["tag"], "owner": row["owner"],
                 "created_at": row["created_at"], "finished_at": row["finished_at"],
                 "result": row["result"], "error": row["error"], "rules": row["rules"],
-                "seats": [{"seat": s["seat"], "agent_id": s["agent_id"], "agent_name": s["agent_name"]}
+                "seats": [{"seat": s["seat"], "agent_id": s["agent_id"], "agent_name": s["agent_name"],
+                           "version": s["version"] or {}}
                           for s in sorted(seat_rows, key=lambda s: s["position"])]}
 
     def get_match(self, match_id: str, *, with_events: bool = True) -> dict[str, Any] | None:
@@ -594,7 +614,8 @@ class Store:
                      "error": record.get("error"), "rules": str(record.get("rules") or ""),
                      "origin": origin}
         seat_rows = [{"match_id": match_id, "seat": str(s["seat"]), "position": i,
-                      "agent_id": str(s["agent_id"]), "agent_name": str(s.get("agent_name") or s["agent_id"])}
+                      "agent_id": str(s["agent_id"]), "agent_name": str(s.get("agent_name") or s["agent_id"]),
+                      "version": s.get("version") if isinstance(s.get("version"), dict) else {}}
                      for i, s in enumerate(record.get("seats") or [])]
         event_rows = [{"match_id": match_id, "seq": int(e["seq"]), "kind": str(e["kind"]),
                        "actor": str(e["actor"]), "round": e.get("round"), "visible_to": e.get("visible_to"),

@@ -156,13 +156,17 @@ def failures(remote: RemoteAgent, obs: Observation) -> tuple[AgentError, AgentEr
 
 
 # -- happy path ----------------------------------------------------------------
-def test_info(counting, remotes):
+def test_info(counting, remotes, monkeypatch):
+    monkeypatch.delenv("AGENT_REVISION", raising=False)
+    monkeypatch.delenv("SPACE_COMMIT_SHA", raising=False)
     _, url = counting
     remote = remotes(url)
     assert remote.vision is False  # nothing read yet
     info = remote.info(wait=False)
     assert info == {"name": "counter", "description": "A test agent.", "sdk_version": sdk.__version__,
-                    "games": ["spy", "tom"], "vision": False, "secret_required": False}
+                    "games": ["spy", "tom"], "vision": False, "secret_required": False,
+                    "version": {"sdk": sdk.__version__, "model": "", "revision": ""}}
+    assert remote.known_info == info
     assert remote.vision is False
 
 

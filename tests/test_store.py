@@ -92,7 +92,8 @@ def test_create_append_finish_get(target):
     assert m["status"] == "running" and m["seed"] == 42 and m["settings"] == {"rounds": 3}
     assert m["tag"] == "t1" and m["owner"] == "me" and m["events"] == []
     assert [s["seat"] for s in m["seats"]] == ["P1", "P2"]
-    assert m["seats"][0] == {"seat": "P1", "agent_id": "house:random", "agent_name": "HOUSE:RANDOM"}
+    assert m["seats"][0] == {"seat": "P1", "agent_id": "house:random", "agent_name": "HOUSE:RANDOM",
+                           "version": {}}
 
     items = sample_events()
     store.append_events("m1", items[:2])

@@ -43,4 +43,5 @@ def scripted_caller(
         return LLMText(text, Usage(prompt_tokens=prompt_words, completion_tokens=len(text.split())))
 
     llm_caller.calls = calls  # type: ignore[attr-defined]
+    llm_caller.model = "scripted"  # type: ignore[attr-defined]
     return llm_caller

@@ -1,4 +1,5 @@
-"""Agents tab: register by Space id or URL (optional secret), list with status, remove."""
+"""Agents tab: register by Space id or URL (optional secret), list with status, remove, and what
+each agent used (tokens, re-asks, unreadable and truncated replies, latency, estimated cost)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,25 @@ def agents_frame(api: ArenaAPI, lang: str = "en") -> pd.DataFrame:
                                      else text(lang, "agents.secret_yes") if a.get("has_secret") else "")}
                          for a in api.list_agents()],
                         columns=AGENT_COLUMNS)
+
+
+USAGE_COLUMNS = ["game", "agent_id", "matches", "calls", "prompt_tokens", "completion_tokens", "tokens", "reasks",
+                 "unreadable", "truncated", "mean_latency_ms", "models", "cost_usd", "unpriced_tokens"]
+
+
+def usage_frame(api: ArenaAPI) -> pd.DataFrame:
+    """The accounting, every agent over every game first, then per game (the API's own rows)."""
+    rows = api.accounting()["rows"]
+    rows.sort(key=lambda r: (r["game"] != "all", r["game"], r["agent_id"]))
+    return pd.DataFrame([{**{k: r[k] for k in USAGE_COLUMNS}, "models": ", ".join(r["models"])} for r in rows],
+                        columns=USAGE_COLUMNS)
+
+
+def usage_note(api: ArenaAPI, lang: str = "en") -> str:
+    models = sorted(api.config.prices)
+    priced = (text(lang, "agents.usage_priced", models=", ".join(markdown_text(m) for m in models)) if models
+              else text(lang, "agents.usage_unpriced"))
+    return text(lang, "agents.usage_note", priced=priced)
 
 
 def match_links(api: ArenaAPI, lang: str = "en") -> str:
@@ -135,6 +155,10 @@ def build_agents_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
             listing = words(gr.Dataframe(agents_frame(api), interactive=False, label=text("en", "agents.listing"),
                                          elem_id="agent-list"), label="agents.listing")
             links = gr.Markdown(match_links(api), elem_id="agent-match-links")
+            with words(gr.Accordion(text("en", "agents.usage"), open=False, elem_id="agent-usage"),
+                       label="agents.usage"):
+                usage_text = gr.Markdown(usage_note(api), elem_id="agent-usage-note")
+                usage = gr.Dataframe(usage_frame(api), interactive=False, elem_id="agent-usage-table")
             with gr.Row():
                 remove_id = words(gr.Textbox(label=text("en", "agents.remove_id"), max_length=200),
                                   label="agents.remove_id")
@@ -191,7 +215,8 @@ def build_agents_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
 
     def refresh(lang: str | None = None):
         lang = normal(lang)
-        return agents_frame(api, lang), match_links(api, lang), gr.update(choices=api.seat_choices())
+        return (agents_frame(api, lang), match_links(api, lang), gr.update(choices=api.seat_choices()),
+                usage_frame(api), usage_note(api, lang))
 
-    return {"listing": listing, "outputs": [listing, links, tried["agent"]], "inputs": [language],
+    return {"listing": listing, "outputs": [listing, links, tried["agent"], usage, usage_text], "inputs": [language],
             "refresh": refresh}

@@ -1,5 +1,5 @@
 """Named API endpoints for gradio_client. Names are stable: register_agent,
-list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, head_to_head, run_benchmark,
+list_agents, run_match, cancel_match, get_match, list_matches, leaderboard, head_to_head, accounting, run_benchmark,
 benchmark_results, compare, try_agent, loop_health. docs/api.md has a runnable example of each.
 Every refusal reaches the client as a message (`gr.Error`), never as a bare error."""
 
@@ -144,14 +144,17 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
                                 limit=limit or 50)  # read (and refused with its name) by the API
 
     def leaderboard(game: str = "spy", min_games: int = 0, sources: str = "default", tag: str = "",
-                    void_infra: bool = False, request: gr.Request = None) -> list:  # type: ignore[assignment]
+                    void_infra: bool = False, by_version: bool = False, version: str = "",
+                    request: gr.Request = None) -> list:  # type: ignore[assignment]
         """One row per agent: matches, rating with its 95% interval, the game's own columns.
         sources: 'default' (visitor, human and tournament matches), 'all', or a comma list of
         demo, visitor, human, tournament, study; tag: only that tag's matches; void_infra: leave
-        out matches in which a call could not reach its agent.
-        Example: ("spy", 0, "default", "", False) or ("avalon", 5, "visitor,tournament", "", True)."""
+        out matches in which a call could not reach its agent; by_version: one row per agent and
+        version (the model, revision and SDK it reported; rows carry agent_id and version);
+        version: only rows whose version contains that text.
+        Example: ("spy", 0, "default", "", False) or ("avalon", 5, "visitor,tournament", "", True, True, "gpt-4o")."""
         return api.leaderboard(str(game or ""), 0 if min_games is None else min_games, str(sources or ""),
-                               str(tag or "") or None, bool(void_infra))
+                               str(tag or "") or None, bool(void_infra), bool(by_version), str(version or ""))
 
     def head_to_head(game: str = "spy", sources: str = "default", tag: str = "", void_infra: bool = False,
                      agents: str = "", limit: int = 0,
@@ -206,6 +209,16 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
         visitor, signed = await caller(request)
         return await api.try_agent(str(agent or ""), observation or {}, visitor=visitor, signed_in=signed)
 
+    async def accounting(game: str = "", sources: str = "default", agent: str = "",
+                         request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """What each agent used and what went wrong for it, per game and over every game (game 'all'):
+        calls, prompt_tokens, completion_tokens, reasks, unreadable, truncated, latency and cost_usd (an
+        estimate from the operator's ARENA_PRICES; unpriced_tokens were left out of it). game: '' every
+        game; sources as the leaderboard's; agent: '' every agent. Returns {rows, includes, priced_models,
+        columns}. Example: ("", "default", "") or ("spy", "all", "house:heuristic")."""
+        return await to_thread.run_sync(functools.partial(api.accounting, str(game or ""), str(sources or ""),
+                                                          str(agent or "")))
+
     def loop_health(request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """How late the arena's event loop has run, in milliseconds: the worst stall since it started
         and over the last minute (every request and running match waits that long). Example: ()."""
@@ -213,7 +226,7 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
 
     limits = {"register_agent": 4}  # registration probes an outside server: a few at a time
     for fn in (register_agent, list_agents, run_match, cancel_match, get_match, list_matches, leaderboard,
-               head_to_head, run_benchmark, compare, benchmark_results, try_agent, loop_health):
+               head_to_head, accounting, run_benchmark, compare, benchmark_results, try_agent, loop_health):
         gr.api(sessions.stateless(refusals(fn)), api_name=fn.__name__,
                concurrency_limit=limits.get(fn.__name__))
 
