@@ -177,7 +177,7 @@ class ArenaAPI:
         self.egress = config.egress_policy()
         self.arena = Arena(self.store, AgentCatalogue(self.store, config.remote_timeout, egress=self.egress,
                                                       max_cached=config.agent_cache_size),
-                           match_seconds=config.max_match_seconds)
+                           match_seconds=config.max_match_seconds, failing_after=config.failing_after)
         self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
