@@ -28,7 +28,8 @@ llm_caller = openai_caller(
     max_retries=4,  # extra attempts after a 429 (its Retry-After honoured), a 5xx or a dropped connection
     stream=False,  # True for llama-cpp-python's server: it stops a cancelled request only when streaming
 )
-agent = LLMAgent(llm_caller, name="openai-agent")
+# the model's context length in tokens: older history is left out to fit (None: no limit)
+agent = LLMAgent(llm_caller, name="openai-agent", context_tokens=None)
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set
 
 if __name__ == "__main__":
