@@ -230,7 +230,9 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
     missing = set(game.seats) - set(seats)
     if missing:
         raise ValueError(f"no agent for seat(s) {sorted(missing)}")
-    health = {seat: SeatHealth(failing_after) for seat in seats}
+    # an agent that asks to be called every turn (a person) is never marked failing
+    health = {seat: SeatHealth(0 if getattr(agent.agent, "always_called", False) is True else failing_after)
+              for seat, agent in seats.items()}
     log: list[Event] = []
     emitted = 0
 

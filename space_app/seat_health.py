@@ -5,7 +5,8 @@ marked failing: its later turns take the rule's outcome for a failed call withou
 each recorded as a skipped call and counted as infrastructure (docs/methodology.md). Calling
 a dead endpoint every turn would only spend the match's time and the author's credits.
 
-A vision seat whose model refuses pictures (`sdk.capabilities.refuses_images`) is sent the
+An agent with `always_called = True` (a person, who may come back after missing turns) is
+never marked failing. A vision seat whose model refuses pictures (`sdk.capabilities.refuses_images`) is sent the
 captions instead for the rest of the match.
 """
 

@@ -128,3 +128,20 @@ def test_the_setting_is_read_from_the_environment_and_bad_values_are_named(monke
             failing_after_setting()
     with pytest.raises(ValueError, match="failing_after must be 0 or more"):
         Arena(Store(":memory:"), failing_after=-2)
+
+
+def test_a_person_who_lets_turns_pass_is_never_marked_failing(tmp_path):
+    from space_app.agents.human import HumanAgent
+
+    store = Store(tmp_path / "person.db")
+    arena = Arena(store, failing_after=1)
+    plan = MatchPlan("avalon", ["house:avalon-rules"] * 5, seed=3)
+    # a person away from the keyboard: every turn runs out (a short limit keeps the test quick)
+    away = SeatAgent(HumanAgent("away"), "human", seconds=0.05)
+    outcome = arena.run_in_own_loop(arena.run(plan, extra_agents={SEAT: away}))
+    assert outcome.status == "finished", outcome.error
+    match = store.get_match(outcome.match_id)
+    calls = seat_calls(match)
+    assert len(calls) > 3 and all(c.status == "timeout" and not c.skipped for c in calls)
+    assert not any(e["kind"] == "degraded" for e in match["events"])
+    store.close()
