@@ -9,12 +9,13 @@ from .llm_agent import LLMAgent
 from .memory import MatchMemory
 from .observation import ABSTAIN, Document, HistoryItem, Limits, Observation, PrivateInfo
 from .parsing import Choice, parse_choice
+from .ports import launch_agent
 from .usage import LLMText, Usage, with_notes
 
 __all__ = [
     "ABSTAIN", "Agent", "AgentError", "Choice", "Document", "HistoryItem",
     "LLMAgent", "LLMText", "Limits", "LocalScorer", "MatchMemory", "Observation", "PrivateInfo",
-    "RemoteAgent", "Reply", "Usage", "__version__", "local_caller", "local_scorer",
+    "RemoteAgent", "Reply", "Usage", "__version__", "launch_agent", "local_caller", "local_scorer",
     "openai_caller", "parse_choice", "scripted_caller", "serve", "with_notes",
 ]
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .agent import LOCAL_AGENT_THREADS, Agent, Reply
+from .context import LEFT_OUT, estimate_tokens, newest_that_fit, reply_reserve
 from .deadline import Turn, turn
 from .errors import AgentError
 from .observation import Observation
@@ -58,6 +59,11 @@ class LLMAgent(Agent):
     parts (text, then one `image_url` part per picture). With the default `vision=False`
     every message is plain text, the captions standing in for the pictures, so a text-only
     `llm_caller` never receives content parts.
+
+    `max_history` caps the history items in a prompt; `context_tokens` (the model's context
+    length, in tokens) also trims it by an estimate of tokens (`sdk.context`): the newest
+    items that fit beside the system prompt, the rest of the user message and the reply's
+    `max_tokens` are kept, and the prompt says how many earlier ones were left out.
     """
 
     def __init__(
@@ -71,8 +77,17 @@ class LLMAgent(Agent):
         description: str = "",
         games: tuple[str, ...] | None = None,
         vision: bool = False,
+        context_tokens: int | None = None,
     ) -> None:
         super().__init__(name)
+        if context_tokens is not None:
+            if not isinstance(context_tokens, int) or isinstance(context_tokens, bool) or context_tokens <= 0:
+                raise ValueError(f"context_tokens must be the model's context length, a whole number of tokens "
+                                 f"above 0, not {context_tokens!r}")
+            if context_tokens <= reply_reserve(llm_caller):
+                raise ValueError(f"context_tokens={context_tokens} leaves no room for a prompt: the reply alone "
+                                 f"is given {reply_reserve(llm_caller)} tokens (the caller's max_tokens)")
+        self.context_tokens = context_tokens
         self.vision = vision
         self.llm_caller = llm_caller
         self.system_prompts = dict(system_prompts or {})  # by game id: the author's own, else the game's rules
@@ -97,11 +112,32 @@ class LLMAgent(Agent):
     def build_messages(self, obs: Observation) -> list[Message]:
         fields = render_fields(obs, self.max_history)
         system = system_prompt(obs, self.system_prompts)
-        user = self.verb_templates[obs.verb].format(**fields)
+        template = self.verb_templates[obs.verb]
+        if self.context_tokens is not None and obs.history:
+            fields["history"] = self._history_that_fits(obs, system, template, fields)
+        user = template.format(**fields)
         return [
             {"role": "system", "content": system},
             {"role": "user", "content": user_content(user, obs.images, vision=self.vision)},
         ]
+
+    def _history_that_fits(self, obs: Observation, system: str, template: str, fields: dict[str, str]) -> str:
+        """The newest history items whose prompt fits `context_tokens` with the reply's room."""
+        assert self.context_tokens is not None
+        most = min(len(obs.history), self.max_history) if self.max_history else len(obs.history)
+
+        def history_with(n: int) -> str:
+            left_out = len(obs.history) - n
+            parts = [LEFT_OUT.format(n=left_out)] if left_out else []
+            if n:
+                parts.append(obs.history_text(last=n))
+            return "\n".join(parts)
+
+        def size(n: int) -> int:
+            return estimate_tokens(system) + estimate_tokens(template.format(**{**fields, "history": history_with(n)}))
+
+        available = self.context_tokens - reply_reserve(self.llm_caller)
+        return history_with(newest_that_fit(available, most, size))
 
     def _call(self, messages: list[Message]) -> str:
         started = time.perf_counter()

@@ -59,6 +59,7 @@ from .store import Store
 from .suites import SUITES, Suite, open_suite
 from .suites.quiz import HUMAN_PREFIX, PEOPLE, next_question, person_id, pooled, record_answer
 from .suites.run import run_suite, score
+from .timeouts import explain_timeout
 
 if TYPE_CHECKING:
     from .sync import RecordSync
@@ -181,7 +182,7 @@ class ArenaAPI:
         self.egress = config.egress_policy()
         self.arena = Arena(self.store, AgentCatalogue(self.store, config.remote_timeout, egress=self.egress,
                                                       max_cached=config.agent_cache_size),
-                           match_seconds=config.max_match_seconds)
+                           match_seconds=config.max_match_seconds, failing_after=config.failing_after)
         self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
@@ -414,7 +415,8 @@ class ArenaAPI:
     async def try_agent(self, agent: str, observation: dict[str, Any] | str, visitor: str = "api",
                         signed_in: bool = True) -> dict[str, Any]:
         """Send one observation to an agent the way a match does (same time limit, bounds and
-        parsing) and return its raw reply beside what the arena reads from it. Nothing is stored."""
+        parsing) and return its raw reply beside what the arena reads from it; a timeout is
+        explained (`explanation`: time used, the limit, what was still pending). Nothing is stored."""
         try:
             obs = (Observation.model_validate_json(observation) if isinstance(observation, str)
                    else Observation.model_validate(observation))
@@ -443,17 +445,24 @@ class ArenaAPI:
             # the observation's own limit, as in a match, within this arena's turn limit
             seconds = min(obs.limits.seconds, self.config.max_turn_seconds)
             outcome, record = await call_agent(seated, Request(obs.you, obs), seconds=seconds)
-        return {"agent": spec, "verb": obs.verb, "status": record.status, "detail": record.detail,
-                "reply": record.reply, "read_as": outcome.text, "latency_ms": record.latency_ms,
-                "seconds": seconds, "truncated": bool(record.truncated)}
+        got = {"agent": spec, "verb": obs.verb, "status": record.status, "detail": record.detail,
+               "reply": record.reply, "read_as": outcome.text, "latency_ms": record.latency_ms,
+               "seconds": seconds, "truncated": bool(record.truncated)}
+        if record.status == "timeout":
+            got["explanation"] = explain_timeout(record, seated, seconds, obs.limits.seconds,
+                                                 self.config.max_turn_seconds)
+        return got
 
     # -- question suites ---------------------------------------------------------------
     async def run_benchmark(self, suite: str, agent: str, limit: int | str = 0, visitor: str = "api",
-                            signed_in: bool = True, fresh: bool = False) -> dict[str, Any]:
+                            signed_in: bool = True, fresh: bool = False,
+                            concurrency: int | str = 1) -> dict[str, Any]:
         """Run an agent's `answer` over a shipped suite (a fixed sample of `limit` questions; 0: all)
         and return its scores. Answers are kept: a second call resumes (asking again the questions
         whose call failed for infrastructure reasons), a cut run keeps its part; `fresh` forgets the
-        agent's previous answers to the suite first. A registered agent is its owner's to benchmark."""
+        agent's previous answers to the suite first. `concurrency`: questions asked at once (1 by
+        default, for a local or one-slot model; at most the visitor's match slots), reported in the
+        result beside each failed question's reason. A registered agent is its owner's to benchmark."""
         if suite not in SUITES:
             raise ApiError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
         opened = open_suite(suite)
@@ -461,6 +470,8 @@ class ArenaAPI:
         if not agent:
             raise ApiError("name the agent to benchmark (e.g. house:guess)")
         count = whole_number(limit, "limit", 0, MAX_SUITE_LIMIT, clamp=False)
+        at_once = whole_number(concurrency, "concurrency", 1, max(1, self.config.max_matches_per_visitor),
+                               clamp=False)
         if not isinstance(fresh, bool):
             raise ApiError(f"fresh must be true or false, not {type(fresh).__name__}")
         if is_ad_hoc(agent):
@@ -478,7 +489,7 @@ class ArenaAPI:
             try:
                 scores = await asyncio.wait_for(
                     run_suite(self.store, opened, resolved, agent, limit=count or None, seconds=seconds,
-                              fresh=fresh, concurrency=self.config.max_matches_per_visitor),
+                              fresh=fresh, concurrency=at_once),
                     timeout=self.config.max_match_seconds)
             except TimeoutError:
                 raise ApiError(f"the run passed this arena's limit of {self.config.max_match_seconds:g} s; "

@@ -27,6 +27,7 @@ from .store_error import StoreError, lost_store
 from .tables import figure, render
 
 DEFAULT_DB = os.environ.get("ARENA_DB", "data/arena.db")
+SHOWN_FAILURES = 10  # failed questions `bench` lists by name, with their reasons
 
 
 def say(*parts: object, **kwargs: Any) -> None:
@@ -441,9 +442,14 @@ def _bench(args: argparse.Namespace, suite: Any, engine: Any) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
-    say(f"{suite.id}: {args.agent} answered {scores.answered} questions; "
+    say(f"{suite.id}: {args.agent} answered {scores.answered} questions, {scores.concurrency} at a time; "
         f"unparsed {_pct(out['unparsed_rate'])}, timeouts/errors {_pct(out['failed_rate'])}"
         + (f"; {scores.to_retry} could not reach the agent (asked again next run)" if scores.to_retry else ""))
+    for failure in scores.failures[:SHOWN_FAILURES]:
+        again = " (asked again next run)" if failure["retry"] else ""
+        say(f"  {failure['item_id']}: {failure['status']}: {failure['reason'][:160]}{again}")
+    if len(scores.failures) > SHOWN_FAILURES:
+        say(f"  ... and {len(scores.failures) - SHOWN_FAILURES} more (every one with --json)")
     rows = [{"type": "all", **_ci(out, "accuracy")}]
     rows += [{"type": t, **_ci(r, "accuracy")} for t, r in out["by_type"].items()]
     if args.by_tag:
@@ -699,7 +705,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     b.add_argument("--agent", required=True, help="agent spec, e.g. house:guess, house:smollm2, a registered id")
     b.add_argument("--limit", type=int, default=None,
                    help="a fixed sample of N questions spread over the file (a larger N includes a smaller one's)")
-    b.add_argument("--concurrency", type=int, default=8, help="questions in flight (1 for a local model)")
+    b.add_argument("--concurrency", type=int, default=1,
+                   help="questions in flight at once (default 1: a local model or a one-slot server answers one "
+                        "at a time; raise it for a provider that serves many)")
     b.add_argument("--seconds", type=float, default=60.0, help="time allowed per answer")
     b.add_argument("--fresh", action="store_true", help="forget this agent's stored answers and ask again")
     b.add_argument("--json", action="store_true", help="print the scores as JSON")

@@ -11,11 +11,27 @@ from pydantic import BaseModel, Field, SecretStr
 from sdk.egress import EgressPolicy
 
 from .prices import Price, parse_prices
+from .seat_health import DEFAULT_FAILING_AFTER
 
 
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def failing_after_setting(environ: Mapping[str, str] = os.environ) -> int:
+    """ARENA_FAILING_AFTER: calls failing the same way in a row after which a seat is no longer
+    called for the rest of the match (`seat_health`); 0 calls every seat every turn."""
+    raw = (environ.get("ARENA_FAILING_AFTER") or "").strip()
+    if not raw:
+        return DEFAULT_FAILING_AFTER
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"ARENA_FAILING_AFTER must be a whole number of calls, 0 or more (0: never); got {raw!r}")
+    return value
 
 
 def listen_address(environ: Mapping[str, str] = os.environ) -> str:
@@ -55,6 +71,9 @@ class ArenaConfig(BaseModel):
     human_seconds: float = 180.0
     remote_timeout: float = Field(default=10.0, gt=0, description="seconds an agent has to answer a call outside "
                                   "a turn (info, the secret probe); a turn lasts its game's limit")
+    failing_after: int = Field(default=DEFAULT_FAILING_AFTER, ge=0,
+                               description="calls failing the same way in a row after which a seat is "
+                                           "no longer called in that match (0: never)")
     max_turn_seconds: float = Field(default=120.0, gt=0, description="the largest per-turn time a match may ask for")
     max_match_seconds: float = Field(default=1800.0, gt=0, description="a match still running after this ends "
                                                                        "as 'aborted'")
@@ -100,6 +119,7 @@ class ArenaConfig(BaseModel):
             operators=_operators(os.environ.get("ARENA_OPERATORS", ""), os.environ.get("SPACE_ID")),
             human_seconds=float(os.environ.get("ARENA_HUMAN_SECONDS", "180")),
             remote_timeout=float(os.environ.get("ARENA_REMOTE_TIMEOUT", "10")),
+            failing_after=failing_after_setting(),
             max_turn_seconds=float(os.environ.get("ARENA_MAX_TURN_SECONDS", "120")),
             max_match_seconds=float(os.environ.get("ARENA_MAX_MATCH_SECONDS", "1800")),
             ui_sessions=int(os.environ.get("ARENA_UI_SESSIONS", "500")),

@@ -59,7 +59,8 @@ FACT_COLUMNS = (
     MetricColumn("avg_latency_ms", "latency ms", "mean reply time"),
     MetricColumn("tokens", "tokens", "prompt and completion tokens the agent reported, over all its calls"),
     MetricColumn("infra_rate", "unreachable %", "calls that could not reach the agent (connection refused, DNS, a "
-                 "Space that never woke) ÷ calls", percent=True),
+                 "Space that never woke), and turns skipped after its seat was marked failing, ÷ calls",
+                 percent=True),
 )
 
 

@@ -1,5 +1,7 @@
 """Registering agents: only Space ids or http(s) URLs; the agent's `info` is read
-before anything is stored, and the reason for a refusal is said plainly."""
+before anything is stored, and the reason for a refusal is said plainly. A vision agent is
+asked about one small picture, and whether its endpoint read it is stored with its info
+(`images_check`); the answer never refuses a registration."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import uuid
 from dataclasses import dataclass
 
 from sdk import AgentError, RemoteAgent
+from sdk.capabilities import PROBE_ANSWER, PROBE_OPTIONS, probe_observation, refuses_images
 from sdk.egress import EgressPolicy
+from sdk.parsing import parse_choice
 from sdk.remote import resolve_src
 
 from .agents.catalogue import agent_kinds
@@ -22,6 +26,8 @@ MAX_SRC = 300
 MAX_SECRET = 200
 MAX_INFO = 64_000  # an agent's `info` reply is read up to 64,000 bytes, so no stored info is larger
 _NAME = re.compile(r"^[\w .:+()-]{1,60}$")
+PROBE_SECONDS = 20.0  # the picture question is a model call: longer than an `info` read
+IMAGES_CHECK = "images_check"  # the arena's key in a stored info (an agent's own value is replaced)
 
 
 class RegistrationError(ValueError):
@@ -132,6 +138,10 @@ def register_agent(store: Store, src: str, *, name: str = "", secret: str = "", 
                 raise RegistrationError("the agent requires a secret and none was given")
             if secret:
                 _probe_secret(remote)
+            info = {key: value for key, value in info.items() if key != IMAGES_CHECK}
+            if info.get("vision") is True:
+                info[IMAGES_CHECK] = check_images(remote, games=info.get("games"),
+                                                  seconds=max(timeout, PROBE_SECONDS))
         except AgentError as exc:
             if exc.message.startswith(("HTTP 404", "HTTP 405", "HTTP 500")) or "info did not return" in exc.message:
                 raise RegistrationError("refused: it answered, but it is not a Deduction Arena agent "
@@ -178,6 +188,22 @@ def _same_agent(store: Store, owner: str, name: str, src: str, kind: str) -> str
         if row["active"] and row["src"] == src and row["kind"] == kind:
             return str(row["id"])
     return None
+
+
+def check_images(agent: RemoteAgent, games: object = None, seconds: float = PROBE_SECONDS) -> dict:
+    """Ask a vision agent which colour a small square is (`sdk.capabilities`): whether its
+    model endpoint read the picture. `reads_images` is True when it answered (`correct` says
+    whether it named the colour, `reply` what it said), False when its endpoint refused pictures, None when the
+    check said nothing either way (a timeout, another failure: `detail`)."""
+    game = games[0] if isinstance(games, list) and games and isinstance(games[0], str) else "any"
+    try:
+        reply = agent.act(probe_observation(game, seconds))
+    except AgentError as exc:
+        refused = refuses_images(exc.message)
+        return {"reads_images": False if refused else None, "detail": f"{exc.kind}: {exc.message}"[:300]}
+    choice = parse_choice(reply.text, list(PROBE_OPTIONS), texts=PROBE_OPTIONS)
+    text = reply.text if isinstance(reply.text, str) else ""
+    return {"reads_images": True, "correct": choice.ok and choice.picks == [PROBE_ANSWER], "reply": text[-200:]}
 
 
 def _probe_secret(remote: RemoteAgent) -> None:

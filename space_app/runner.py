@@ -8,7 +8,9 @@ latency, tokens, outcome and, when the agent says so, `truncated` (a model reply
 its token limit) and its model calls (the messages an `LLMAgent` built and the raw replies).
 An agent that declared `vision` is sent its observation's
 pictures as data URLs (`images.inline_images`); the game and its events keep the
-references. Many matches run concurrently on one event loop.
+references. A seat whose calls keep failing the same way is no longer called, and a vision
+seat whose model refuses pictures is sent captions (`seat_health`); either change is
+recorded as a `SeatDegraded` event. Many matches run concurrently on one event loop.
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from sdk.agent import Agent
 from sdk.errors import AgentError
 from sdk.observation import Observation
 
-from .core.events import Call, Error
+from .core.events import Call, Error, SeatDegraded
 from .core.game import SPECTATORS, Event, Game, Outcome, Request
 from .core.replies import outcome_text
 from .images import game_resolver, inline_images
 from .model_calls import bounded_model_calls
+from .seat_health import DEFAULT_FAILING_AFTER, SeatHealth, refused_images
 
 MAX_RECORDED_REPLY = 2000  # characters of the raw reply kept in the call record
 MAX_NOTES = 8000  # characters of an agent's private notes (as JSON) kept and handed to the game
 MAX_TOKENS = 10**9  # a reported token count is the agent's word: stored within 0..MAX_TOKENS
+MIN_REASK_SECONDS = 1.0  # a turn refused for its pictures is asked again with captions if this much is left
 # new events, with their seq; an async sink (one that writes off the event loop) is awaited
 EventSink = Callable[[list[tuple[int, Event]]], None | Awaitable[None]]
 
@@ -96,22 +100,28 @@ def sees_images(agent: Agent) -> bool:
     return getattr(agent, "vision", False) is True
 
 
-async def shown_to(agent: Agent, obs: Observation) -> Observation:
+async def shown_to(agent: Agent, obs: Observation, captions: bool = False) -> Observation:
     """The observation as `agent` is sent it: with the game's image references it holds
-    turned into data URLs when the agent reads images, else as the game built it."""
-    to_url = game_resolver(obs.game) if sees_images(agent) else None
+    turned into data URLs when the agent reads images (and its model has not refused them:
+    `captions`), else as the game built it."""
+    to_url = game_resolver(obs.game) if sees_images(agent) and not captions else None
     if to_url is None:
         return obs
     # reading and encoding a file the first time is blocking work: off the event loop
     return await asyncio.to_thread(inline_images, obs, to_url)
 
 
-async def call_agent(agent: Agent, request: Request, seconds: float | None = None) -> tuple[Outcome, Call]:
-    """One request -> (the outcome the game sees, the call record)."""
+async def call_agent(agent: Agent, request: Request, seconds: float | None = None, *,
+                     captions: bool = False, budget: float | None = None) -> tuple[Outcome, Call]:
+    """One request -> (the outcome the game sees, the call record).
+    `captions`: pictures stay references (the seat's model refused images). `budget`: less
+    time than the turn's, when part of the turn is already spent (a re-ask)."""
     obs = request.observation
     if seconds is not None:
         obs = obs.model_copy(update={"limits": obs.limits.model_copy(update={"seconds": seconds})})
-    obs = await shown_to(agent, obs)
+    if budget is not None and budget < obs.limits.seconds:
+        obs = obs.model_copy(update={"limits": obs.limits.model_copy(update={"seconds": budget})})
+    obs = await shown_to(agent, obs, captions)
     limit = obs.limits.seconds
     started = time.perf_counter()
     raw: Any = None
@@ -163,6 +173,8 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
         data["truncated"] = True  # a model reply of the turn stopped at its token limit
     if seconds is not None:
         data["seconds"] = seconds  # the seat's own limit, for `verify` to hand the game again
+    if captions and sees_images(agent):
+        data["captions"] = True
     kept, cut_note = bounded_model_calls(model_calls)
     if kept:
         data["model_calls"] = kept  # what the agent's model was sent and said, for the replay
@@ -173,11 +185,54 @@ async def call_agent(agent: Agent, request: Request, seconds: float | None = Non
                    notes=notes if status == "ok" else None, seconds=seconds), record
 
 
-async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None) -> MatchOutcome:
-    """Drive `game` to its end. `sink` gets each step's new events as they happen."""
+def skipped_call(request: Request, why: str, seconds: float | None = None) -> tuple[Outcome, Call]:
+    """A turn of a seat marked failing: the rule's outcome for a failed call, without calling it."""
+    obs = request.observation
+    detail = f"failing: not called, after {why}"
+    record = Call(actor=request.seat, round=obs.round, visible_to=SPECTATORS, text=detail, verb=obs.verb,
+                  phase=obs.phase, status="error", detail=detail, latency_ms=0.0, skipped=True,
+                  **({"seconds": seconds} if seconds is not None else {}))
+    return Outcome(seat=request.seat, text=None, status="error", detail=detail, seconds=seconds), record
+
+
+async def take_turn(seat: SeatAgent, request: Request, health: SeatHealth) -> tuple[Outcome, Call, list[Event]]:
+    """One seat's turn as its health allows: skipped when it is failing; asked again with
+    captions when its model refuses pictures. Returns the `SeatDegraded` events it caused."""
+    if health.failing:
+        return (*skipped_call(request, health.failing, seat.seconds), [])
+    notices: list[Event] = []
+    outcome, record = await call_agent(seat.agent, request, seat.seconds, captions=bool(health.captions))
+    if not health.captions and sees_images(seat.agent) and refused_images(record):
+        health.captions = record.detail[:500]
+        notices.append(SeatDegraded(actor=request.seat, seat=request.seat, state="captions", round=record.round,
+                                    visible_to=SPECTATORS, reason=health.captions,
+                                    text=f"{request.seat}'s model refused pictures: it is sent their captions "
+                                         "for the rest of the match"))
+        spent = (record.latency_ms or 0.0) / 1000
+        left = (seat.seconds or request.observation.limits.seconds) - spent
+        if left >= MIN_REASK_SECONDS:
+            outcome, again = await call_agent(seat.agent, request, seat.seconds, captions=True, budget=left)
+            record = again.model_copy(update={"images_refused": health.captions,
+                                              "latency_ms": round((again.latency_ms or 0.0) + spent * 1000, 2)})
+    if health.note(record):
+        notices.append(SeatDegraded(actor=request.seat, seat=request.seat, state="failing", round=record.round,
+                                    visible_to=SPECTATORS, reason=f"{health.failing}; the last: {record.detail}"[:500],
+                                    after=health.streak,
+                                    text=f"{request.seat} is marked failing and is no longer called: "
+                                         f"{health.failing}"))
+    return outcome, record, notices
+
+
+async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,
+               failing_after: int = DEFAULT_FAILING_AFTER) -> MatchOutcome:
+    """Drive `game` to its end. `sink` gets each step's new events as they happen.
+    `failing_after`: failures alike in a row that stop a seat being called (0: never)."""
     missing = set(game.seats) - set(seats)
     if missing:
         raise ValueError(f"no agent for seat(s) {sorted(missing)}")
+    # an agent that asks to be called every turn (a person) is never marked failing
+    health = {seat: SeatHealth(0 if getattr(agent.agent, "always_called", False) is True else failing_after)
+              for seat, agent in seats.items()}
     log: list[Event] = []
     emitted = 0
 
@@ -200,11 +255,11 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
             requests = game.pending()
             if not requests:
                 raise RuntimeError(f"{game.id}: not over but nothing pending")
-            results = await asyncio.gather(
-                *(call_agent(seats[r.seat].agent, r, seats[r.seat].seconds) for r in requests))
-            records = [record for _, record in results]
-            game.submit([outcome for outcome, _ in results])
-            await flush(records)
+            results = await asyncio.gather(*(take_turn(seats[r.seat], r, health[r.seat]) for r in requests))
+            records: list[Event] = [record for _, record, _ in results]
+            notices = [notice for _, _, turn_notices in results for notice in turn_notices]
+            game.submit([outcome for outcome, _, _ in results])
+            await flush(records + notices)
     except Exception as exc:  # a bug in a game must not lose what was recorded
         error = Error(text=f"{type(exc).__name__}: {exc}", visible_to=SPECTATORS)
         await flush([error])

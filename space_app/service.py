@@ -18,6 +18,7 @@ from sdk.agent import LOCAL_AGENT_THREADS
 from .admission import match_slot
 from .agents.catalogue import AgentCatalogue, base_of, split_spec
 from .batch import PLAYED_ELSEWHERE, planned, run_planned
+from .config import failing_after_setting
 from .core import get_game
 from .core.events import Call, Event
 from .engines import Engine, Tracker
@@ -38,11 +39,17 @@ NAME_SECONDS = 30.0  # how long a seat name read from the store is reused
 
 class Arena:
     """match_seconds: a hard bound on one match's wall time; past it the match ends as
-    'aborted' with what was played so far recorded (None: no bound, e.g. the CLI)."""
+    'aborted' with what was played so far recorded (None: no bound, e.g. the CLI).
+    failing_after: calls failing alike in a row that stop a seat being called for the rest
+    of its match (None: ARENA_FAILING_AFTER, default 3; 0: never)."""
 
     def __init__(self, store: Store, catalogue: AgentCatalogue | None = None,
-                 match_seconds: float | None = None, engine: Engine | None = None) -> None:
+                 match_seconds: float | None = None, engine: Engine | None = None,
+                 failing_after: int | None = None) -> None:
         self.store = store
+        if failing_after is not None and failing_after < 0:
+            raise ValueError(f"failing_after must be 0 or more, got {failing_after}")
+        self.failing_after = failing_after_setting() if failing_after is None else failing_after
         self.engine = engine  # where batches (tournaments, studies) run; None: in process
         self.catalogue = catalogue or AgentCatalogue(store)
         self.match_seconds = match_seconds
@@ -170,7 +177,7 @@ class Arena:
         by_agent = await self._prepare(seat_agents)
         versions = {seat: v for seat, s in seat_agents.items() if (v := by_agent.get(id(s.agent)))}
         await off_loop(self.store.set_seat_versions, game.match_id, versions)
-        return await play(game, seat_agents, sink)
+        return await play(game, seat_agents, sink, self.failing_after)
 
     async def _prepare(self, seat_agents: dict[str, SeatAgent]) -> dict[int, dict[str, str]]:
         """Let each agent load its model or wake its Space before the clock starts.
@@ -201,7 +208,7 @@ class Arena:
         calls: Counter[str] = Counter()
         fails: Counter[str] = Counter()
         for e in outcome.events:
-            if isinstance(e, Call):
+            if isinstance(e, Call) and not e.skipped:  # a skipped turn made no call
                 agent_id = base_of(seat_agents[e.actor].agent_id)
                 calls[agent_id] += 1
                 if e.status in ("timeout", "error"):

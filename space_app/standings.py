@@ -75,10 +75,11 @@ def derive(match: dict[str, Any]) -> list[SeatRecord]:
 
 def unreachable_calls(match: dict[str, Any]) -> dict[str, int]:
     """Per seat, the calls whose agent could not be reached at all (connection refused, DNS,
-    a Space that never woke): what may be the network's fault rather than the agent's play."""
+    a Space that never woke) or that were skipped because the seat was marked failing: what
+    may be the network's fault rather than the agent's play (`Call.infrastructure`)."""
     out: dict[str, int] = {}
     for e in GENERIC.parse_all(match.get("events") or []):
-        if isinstance(e, Call) and e.unreachable:
+        if isinstance(e, Call) and e.infrastructure:
             out[e.actor] = out.get(e.actor, 0) + 1
     return out
 

@@ -730,6 +730,13 @@ class Store:
                 out.setdefault(agent_id, set()).add(item_id)
         return out
 
+    def retry_reasons(self, suite: str, agent_id: str) -> dict[str, str]:
+        """The questions to ask `agent_id` again (see `to_retry`), each with why its call failed."""
+        query = select(suite_answers.c.item_id, suite_answers.c.detail).where(
+            suite_answers.c.suite == suite, suite_answers.c.agent_id == agent_id, suite_answers.c.retryable == 1)
+        with self.engine.connect() as conn:
+            return {item_id: detail or "" for item_id, detail in conn.execute(query)}
+
     def forget_answers(self, suite: str, agent_id: str) -> None:
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(delete(suite_answers).where(suite_answers.c.suite == suite,

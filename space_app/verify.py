@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .core import Event, Outcome, Request, UnknownGame, get_game
-from .core.events import GENERIC, Call, Error
+from .core.events import GENERIC, Call, Error, SeatDegraded
 from .core.replies import outcome_text
 
 Verdict = Literal["identical", "differs", "older_rules", "skipped"]
@@ -119,7 +119,9 @@ def replay(match: dict[str, Any], seen: Callable[[Call, Request], None] | None =
     if game.seats != seats:
         raise _Mismatch(None, f"seats {seats} on record, {game.seats} from the game")
     game.match_id = match["id"]
-    stored = sorted(match["events"], key=lambda e: e["seq"])
+    # the runner's own notes on a seat (`SeatDegraded`) are no part of what the game emits
+    stored = sorted((e for e in match["events"] if e.get("kind") != SeatDegraded.kind_name()),
+                    key=lambda e: e["seq"])
     pos = 0
     emitted = 0
 

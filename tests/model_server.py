@@ -17,6 +17,10 @@ own event loop and thread, and answers each request with the next step of a scri
 A request with `"stream": true` gets the same reply as server-sent chunks (a slow step
 sends its first word, then waits).
 
+With `refuse_images`, a request holding an `image_url` part is answered 400 "image input is
+not supported", as llama.cpp's server answers when no vision projector is loaded (counted in
+`refused_images`); other requests follow the script.
+
 When the script is used up, every request gets `default`. One request is served at a time
 (`slots=1`), like llama.cpp's server with one slot: a request left running by a client that
 gave up would hold the next one back, and `running` would not drop to 0.
@@ -55,6 +59,8 @@ class ModelServer:
     headers: list[dict[str, str]] = field(default_factory=list)
     disconnected: int = 0
     too_early: int = 0
+    refuse_images: bool = False
+    refused_images: int = 0
     running: int = 0
     url: str = ""
     started: threading.Event = field(default_factory=threading.Event)  # a slow reply began
@@ -71,6 +77,10 @@ class ModelServer:
             body = await request.json()
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in request.headers.items()})
+            if self.refuse_images and _has_image(body):
+                self.refused_images += 1
+                return _error(400, "image input is not supported - hint: if this is unexpected, you may "
+                                   "need to provide the mmproj")
             if time.monotonic() < self._not_before:
                 self.too_early += 1
                 return _error(429, "too early", retry_after=f"{self._not_before - time.monotonic():.3f}")
@@ -130,6 +140,11 @@ class ModelServer:
             await send(None, usage=done["usage"])
         await response.write(b"data: [DONE]\n\n")
         return response
+
+
+def _has_image(body: dict[str, Any]) -> bool:
+    return any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+               for m in body.get("messages", []))
 
 
 def _error(status: int, message: str, retry_after: str | None = None) -> web.Response:

@@ -90,7 +90,7 @@ def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
 
     app_src = (target / "app.py").read_text()
     compile(app_src, "app.py", "exec")
-    assert 'LLMAgent(llm_caller, name="Sly Fox")' in app_src
+    assert 'LLMAgent(llm_caller, name="Sly Fox"' in app_src  # then its other settings
     assert "app = serve(agent)" in app_src and 'if __name__ == "__main__":' in app_src
     if template == "openai":
         for var in ("MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):

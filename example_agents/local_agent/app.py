@@ -1,6 +1,6 @@
 """local-agent: a Deduction Arena agent on the embedded SmolLM2-135M-Instruct (CPU, no key)."""
 
-from sdk import LLMAgent, local_caller, serve
+from sdk import LLMAgent, launch_agent, local_caller, serve
 
 # Your agent is this one function: chat messages in, reply text out. Swap in any model.
 # 48 new tokens keep a 135M model on a CPU Space well within the arena's time limits.
@@ -10,4 +10,4 @@ app = serve(agent)  # requires AGENT_SECRET on every call when that secret is se
 
 if __name__ == "__main__":
     agent.prepare()  # loads the model (~20 s) before serving, so the first arena call is not slow
-    app.launch()
+    launch_agent(app)  # a free port from 7861 (the arena keeps 7860; a Space's own port there), printed

@@ -11,7 +11,7 @@ Space settings (Settings -> Variables and secrets):
 
 import os
 
-from sdk import LLMAgent, openai_caller, serve
+from sdk import LLMAgent, launch_agent, openai_caller, serve
 
 # Your agent is this one function: chat messages in, reply text out. Swap in any model.
 # A call never outlasts the arena's turn (10 s a turn in Who is the Spy, 30 s in Avalon,
@@ -28,8 +28,9 @@ llm_caller = openai_caller(
     max_retries=4,  # extra attempts after a 429 (its Retry-After honoured), a 5xx or a dropped connection
     stream=False,  # True for llama-cpp-python's server: it stops a cancelled request only when streaming
 )
-agent = LLMAgent(llm_caller, name="openai-agent")
+# the model's context length in tokens: older history is left out to fit (None: no limit)
+agent = LLMAgent(llm_caller, name="openai-agent", context_tokens=None)
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set
 
 if __name__ == "__main__":
-    app.launch()
+    launch_agent(app)  # a free port from 7861 (the arena keeps 7860; a Space's own port there), printed

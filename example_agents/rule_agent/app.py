@@ -6,7 +6,7 @@ by its label; the arena reads the last 'Final answer: ...' line.
 
 import re
 
-from sdk import Agent, Observation, serve
+from sdk import Agent, Observation, launch_agent, serve
 
 
 def words(text: str) -> set[str]:
@@ -49,4 +49,4 @@ agent = RuleAgent()
 app = serve(agent)  # requires AGENT_SECRET on every call when that secret is set
 
 if __name__ == "__main__":
-    app.launch()
+    launch_agent(app)  # a free port from 7861 (the arena keeps 7860; a Space's own port there), printed

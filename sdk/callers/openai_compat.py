@@ -23,7 +23,9 @@ A call behaves like a good client inside the arena's turn:
 
 Failures become `AgentError`: kind `timeout` when the budget ran out or the arena gave up,
 `agent_failed` otherwise (unreachable provider, bad key, rate limit, 5xx), so the arena never
-mistakes a model outage for a sleeping Space or a refused secret.
+mistakes a model outage for a sleeping Space or a refused secret. The provider's own words
+are kept in the error's message, so a refusal of pictures ("image input is not supported")
+is recognised by `sdk.capabilities.refuses_images` and the arena sends captions instead.
 """
 
 from __future__ import annotations

@@ -39,6 +39,9 @@ class HumanAgent(Agent):
     (the human one, a setting) still applies. A person plays any game (the default `games`),
     from the rules and instructions the page shows."""
 
+    # a person who let a few turns pass may come back: never marked failing (`seat_health`)
+    always_called = True
+
     def __init__(self, name: str = "human") -> None:
         super().__init__(name)
         self._lock = threading.Lock()

@@ -145,6 +145,12 @@ class Call(Event):
         default=None, description="the agent's model calls of the turn (messages, raw reply, tokens), "
         "as it reported them, bounded (`space_app.model_calls`)")
     model_calls_note: str | None = Field(default=None, description="what was cut from `model_calls`")
+    skipped: bool | None = Field(default=None, description="not called: the seat was marked failing, and the "
+                                 "turn took the rule's outcome for a failed call (`SeatDegraded`)")
+    captions: bool | None = Field(default=None, description="a vision agent sent captions in place of pictures, "
+                                  "its model having refused images earlier in the match")
+    images_refused: str | None = Field(default=None, description="the refusal of images this call met first; "
+                                       "the turn was asked again with captions")
 
     style: ClassVar[Style] = "hidden"
 
@@ -157,6 +163,12 @@ class Call(Event):
         """The agent could not be reached at all (the network's fault more than the agent's)."""
         return self.detail.startswith("unreachable")
 
+    @property
+    def infrastructure(self) -> bool:
+        """A failure counted as infrastructure (docs/methodology.md): the agent could not be
+        reached, or it was not called because its seat had been marked failing."""
+        return self.unreachable or self.skipped is True
+
     def why(self) -> str:
         return f"{self.status}: {self.detail}".rstrip(": ")[:200] if self.failed else ""
 
@@ -165,6 +177,25 @@ class Call(Event):
             return None
         return Marker(seq=self.seq, round=self.round, seat=self.actor, marker=self.status, verb=self.verb,
                       reason=self.detail, latency_ms=self.latency_ms)
+
+
+class SeatDegraded(Event):
+    """The arena changed how it calls a seat for the rest of the match (spectators only):
+    `failing` (its calls failed the same way `after` times in a row; it is no longer called)
+    or `captions` (its model refused pictures; it is sent the captions instead)."""
+
+    kind: Literal["degraded"] = "degraded"
+    kind_words: ClassVar[dict[str, str]] = {"en": "seat degraded", "zh": "座位降级"}
+    seat: str = ""
+    state: Literal["failing", "captions"] = "failing"
+    reason: str = ""
+    after: int | None = Field(default=None, description="failing: the failures in a row that marked it")
+    icon: ClassVar[str] = "🔌"
+    says_why: ClassVar[bool] = True
+
+    def marker(self) -> Marker | None:
+        return Marker(seq=self.seq, round=self.round, seat=self.seat or self.actor, marker=self.state,
+                      verb=None, reason=self.reason)
 
 
 class Error(Event):
@@ -233,7 +264,7 @@ class Setup(Event):
     style: ClassVar[Style] = "spoiler"
 
 
-GENERIC_KINDS: tuple[type[Event], ...] = (Call, Error, Private, InvalidAction)
+GENERIC_KINDS: tuple[type[Event], ...] = (Call, Error, Private, InvalidAction, SeatDegraded)
 
 
 class EventKinds:
@@ -279,4 +310,4 @@ GENERIC = EventKinds()  # the generic kinds alone: what generic code reads of an
 
 
 __all__ = ["ENVELOPE", "GENERIC", "GENERIC_KINDS", "SPECTATORS", "Call", "Error", "Event", "EventKinds",
-           "InvalidAction", "Marker", "Private", "Setup", "SharedDocument", "Style"]
+           "InvalidAction", "Marker", "Private", "SeatDegraded", "Setup", "SharedDocument", "Style"]

@@ -16,7 +16,7 @@ CALLS = "calls"
 LATENCY_MS = "latency_ms"  # summed over the seat's calls
 TOKENS = "tokens"  # prompt + completion tokens, as the agents reported them
 INVALID_ACTIONS = "invalid_actions"
-INFRA_FAILURES = "infra_failures"  # calls that could not reach the agent (only kept when there were any)
+INFRA_FAILURES = "infra_failures"  # calls that could not reach the agent or were skipped as failing (kept when any)
 # the rest are kept only when there were any, so records derived before them still agree
 PROMPT_TOKENS = "prompt_tokens"
 COMPLETION_TOKENS = "completion_tokens"
@@ -29,9 +29,10 @@ GENERIC_STATS = (CALLS, LATENCY_MS, TOKENS, INVALID_ACTIONS, INFRA_FAILURES, PRO
 
 
 def seat_facts(events: Iterable[Event], seats: Iterable[str]) -> dict[str, dict[str, float]]:
-    """Per seat: calls, latency, tokens and invalid actions (always); infrastructure failures,
-    prompt and completion tokens, re-asks, unreadable and truncated replies (only when there
-    were any)."""
+    """Per seat: calls, latency, tokens and invalid actions (always); infrastructure failures
+    (calls that could not reach the agent, and turns skipped because the seat had been marked
+    failing: `Call.infrastructure`), prompt and completion tokens, re-asks, unreadable and
+    truncated replies (only when there were any)."""
     out = {seat: {CALLS: 0.0, LATENCY_MS: 0.0, TOKENS: 0.0, INVALID_ACTIONS: 0.0} for seat in seats}
     for e in events:
         if isinstance(e, Call) and e.actor in out:
@@ -39,7 +40,7 @@ def seat_facts(events: Iterable[Event], seats: Iterable[str]) -> dict[str, dict[
             facts[CALLS] += 1
             facts[LATENCY_MS] += float(e.latency_ms or 0.0)
             facts[TOKENS] += int(e.prompt_tokens or 0) + int(e.completion_tokens or 0)
-            counted = {INFRA_FAILURES: e.unreachable, PROMPT_TOKENS: int(e.prompt_tokens or 0),
+            counted = {INFRA_FAILURES: e.infrastructure, PROMPT_TOKENS: int(e.prompt_tokens or 0),
                        COMPLETION_TOKENS: int(e.completion_tokens or 0),
                        REASKS: max(0, len(e.model_calls or []) - 1), UNREADABLE: e.status == "unparseable",
                        TRUNCATED: e.truncated is True}

@@ -69,10 +69,14 @@ class SuiteScores:
     failed: Rate = field(default_factory=lambda: Rate(0, 0))
     extra: dict[str, Rate] = field(default_factory=dict)  # by tag values, e.g. phrasing=least
     to_retry: int = 0  # questions whose call failed for infrastructure reasons: asked again next run
+    concurrency: int = 1  # questions that were in flight at once
+    # each question without a usable answer: item_id, status, reason, retry (asked again next run)
+    failures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"suite": self.suite, "agent": self.agent, "answered": self.answered,
-                               "to_retry": self.to_retry}
+                               "to_retry": self.to_retry, "concurrency": self.concurrency,
+                               "failures": list(self.failures)}
         out.update(self.accuracy.to_dict("accuracy"))
         out.update(self.unparsed.to_dict("unparsed_rate"))
         out.update(self.failed.to_dict("failed_rate"))
@@ -81,10 +85,22 @@ class SuiteScores:
         return out
 
 
+def failures_of(rows: list[dict[str, Any]], retry_reasons: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Each question without a usable answer and why: the answers that timed out, failed or
+    could not be read (`rows`), then those to ask again (`retry_reasons`: item id -> why)."""
+    out = [{"item_id": r["item_id"], "status": r["status"], "reason": r.get("detail") or r["status"], "retry": False}
+           for r in rows if r["status"] != "ok"]
+    out += [{"item_id": item_id, "status": "error", "reason": why or "the agent could not be reached", "retry": True}
+            for item_id, why in sorted((retry_reasons or {}).items())]
+    return out
+
+
 def score(suite: str, agent: str, rows: list[dict[str, Any]],
-          tags: dict[str, dict[str, Any]] | None = None, to_retry: int = 0) -> SuiteScores:
+          tags: dict[str, dict[str, Any]] | None = None, to_retry: int = 0,
+          retry_reasons: dict[str, str] | None = None, concurrency: int = 1) -> SuiteScores:
     """Scores of stored answers (`Store.answers` rows); `tags` (item id -> tags) adds
-    accuracy per tag value; `to_retry`: how many questions wait to be asked again."""
+    accuracy per tag value; `to_retry`: how many questions wait to be asked again
+    (`retry_reasons`: why each failed); `concurrency`: how many were asked at once."""
     correct = sum(int(r["correct"]) for r in rows)
     by_type: dict[str, list[int]] = {}
     by_tag: dict[str, list[int]] = {}
@@ -100,7 +116,8 @@ def score(suite: str, agent: str, rows: list[dict[str, Any]],
         {t: Rate(sum(v), len(v)) for t, v in sorted(by_type.items())},
         Rate(sum(r["status"] == "unparseable" for r in rows), n),
         Rate(sum(r["status"] in ("timeout", "error") for r in rows), n),
-        {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())}, to_retry)
+        {t: Rate(sum(v), len(v)) for t, v in sorted(by_tag.items())}, to_retry, concurrency,
+        failures_of(rows, retry_reasons))
 
 
 def first_n(items: list[SuiteItem], limit: int | None) -> list[SuiteItem]:
@@ -163,15 +180,18 @@ class SuiteWorker:
 
 
 async def run_suite(store: Store, suite: Suite, agent: Agent | None, agent_id: str, *, limit: int | None = None,
-                    concurrency: int = 8, seconds: float = 60.0, fresh: bool = False,
+                    concurrency: int = 1, seconds: float = 60.0, fresh: bool = False,
                     progress: Callable[[int], None] | None = None, engine: Engine | None = None,
                     tracker: Tracker | None = None) -> SuiteScores:
     """Ask every item not answered yet, or to retry (`limit`: a fixed sample of that many, see
     `first_n`), store the answers as they come, and score every stored answer of those items.
     `fresh`: forget this agent's previous answers to the suite first, and ask everything.
-    `engine`: where the questions are asked (default: in process, `concurrency` at once); the
+    `engine`: where the questions are asked (default: in process, `concurrency` at once: 1 by
+    default, as a local model or a one-slot server answers one request at a time); the
     answers are stored here, by this process, whichever engine asked them. `agent` None: each
     worker resolves `agent_id` from the store itself."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
     items = first_n(suite.loaded.items, limit)
     if fresh:
         await off_loop(store.forget_answers, suite.id, agent_id)
@@ -206,8 +226,9 @@ async def run_suite(store: Store, suite: Suite, agent: Agent | None, agent_id: s
         await asyncio.shield(asyncio.gather(*saves, off_loop(store.save_answers, suite.id, agent_id, pending)))
     wanted = {item.id for item in items}
     rows = [r for r in store.answers(suite.id, agent_id) if r["item_id"] in wanted]
-    retry = store.to_retry(suite.id).get(agent_id, set()) & wanted
-    return score(suite.id, agent_id, rows, {item.id: item.tags for item in items}, len(retry))
+    reasons = {item_id: why for item_id, why in store.retry_reasons(suite.id, agent_id).items() if item_id in wanted}
+    return score(suite.id, agent_id, rows, {item.id: item.tags for item in items}, len(reasons),
+                 reasons, concurrency)
 
 
 __all__ = ["READER", "SuiteJob", "SuiteScores", "SuiteWorker", "first_n", "infrastructure_failure", "observation",

@@ -70,7 +70,8 @@ def example_json(key: str) -> str:
 def read_as_markdown(got: dict[str, Any], lang: str = "en") -> str:
     """What the arena makes of a reply: the option(s) read, the statement kept, or why not
     (the status and its detail are the API's own words)."""
-    status, detail, read = got["status"], got.get("detail") or "", got.get("read_as")
+    status, read = got["status"], got.get("read_as")
+    detail = got.get("explanation") or got.get("detail") or ""  # a timeout comes explained
     timing = f" · {got.get('latency_ms') or 0:.0f} ms"
     if status != "ok":
         return f"⚠️ **{markdown_text(status)}**: {markdown_text(detail)}{timing}"

@@ -170,16 +170,19 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
                                 str(agents or ""), 0 if limit is None else limit)
 
     async def run_benchmark(suite: str = "tom-household", agent: str = "house:guess", limit: int = 50,
-                            fresh: bool = False,
+                            fresh: bool = False, concurrency: int = 1,
                             request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Run an agent's `answer` over a question suite (a fixed sample of `limit` questions spread over it; 0: all).
         Returns accuracy with its 95% interval, per question type, the unparsed rate and `to_retry` (questions
-        whose call failed for infrastructure reasons: the next run asks them again). A second call resumes;
-        fresh=True forgets the agent's previous answers to the suite first. A registered agent: its owner only.
-        Example: ("tom-household", "house:guess", 60, False)."""
+        whose call failed for infrastructure reasons: the next run asks them again), `concurrency` and
+        `failures` (each failed question with its reason). A second call resumes; fresh=True forgets the
+        agent's previous answers to the suite first. concurrency: questions asked at once (default 1, for a
+        local or one-slot model). A registered agent: its owner only.
+        Example: ("tom-household", "house:guess", 60, False, 1)."""
         visitor, signed = await caller(request)
         return await api.run_benchmark(str(suite or ""), str(agent or ""), 0 if limit is None else limit,
-                                       visitor=visitor, signed_in=signed, fresh=fresh)
+                                       visitor=visitor, signed_in=signed, fresh=fresh,
+                                       concurrency=1 if concurrency is None else concurrency)
 
     async def compare(a: str = "house:heuristic", b: str = "house:random", game: str = "spy", deals: int = 50,
                       opponents: str = "", seed: int = 0, players: int = 0, measure: str = "win",
