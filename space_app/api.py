@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import math
 import random
 import re
 import threading
@@ -52,6 +53,7 @@ from .loop_lag import LoopLag
 from .refusal import Refusal
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
+from .sequential import StopRule
 from .service import Arena, LiveCallback, MatchPlan
 from .sources import VISITOR, describe, kind_of, label, parse_kinds
 from .standings import catch_up
@@ -511,10 +513,15 @@ class ArenaAPI:
     # -- duplicate comparisons ---------------------------------------------------------
     async def compare(self, a: str, b: str, game: str = "spy", deals: int | str = 50,
                       opponents: list[str] | str | None = None, seed: int | str = 0, players: int | str = 0,
-                      measure: str = "win", visitor: str = "api", signed_in: bool = True) -> dict[str, Any]:
+                      measure: str = "win", visitor: str = "api", signed_in: bool = True,
+                      until_separated: bool = False, until_interval: float | str = 0,
+                      look_every: int | str = 20) -> dict[str, Any]:
         """Duplicate mode (`space_app.compare`): every deal played twice, A and B swapped into
         the same seat against the same opponents; the paired difference with its 95% bootstrap
-        interval and an exact sign test. The matches are stored with the returned `tag`."""
+        interval and an exact sign test. The matches are stored with the returned `tag`.
+        `until_separated` / `until_interval` (a half-width; 0: none) make `deals` a budget and
+        stop at the first look (every `look_every` deals) where the answer is known
+        (`space_app.sequential`); the account is under `sequential`."""
         if game not in GAMES:
             raise ApiError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
         if measure not in MEASURES:
@@ -522,6 +529,7 @@ class ArenaAPI:
         deals = whole_number(deals, "deals", 1, MAX_COMPARE_DEALS, clamp=False)
         seed = whole_number(seed, "seed", 0, SEED_LIMIT - 1, clamp=False)
         players = whole_number(players, "players", 0, MAX_SEATS, clamp=False)
+        stop = self._stop_rule(until_separated, until_interval, look_every)
         if isinstance(opponents, str):
             opponents = opponents.split(",")
         others = [str(o).strip() for o in opponents or [] if str(o).strip()]
@@ -541,7 +549,7 @@ class ArenaAPI:
                 result = await asyncio.wait_for(
                     duplicate(self.arena, specs[0], specs[1], game, int(deals), opponents=others or None,
                             seed=int(seed), players=int(players) or None, measure=measure,
-                            concurrency=self.config.max_matches_per_visitor),
+                            concurrency=self.config.max_matches_per_visitor, stop=stop),
                     timeout=self.config.max_match_seconds)
             except TimeoutError:
                 raise ApiError(f"the comparison passed this arena's limit of {self.config.max_match_seconds:g} s; "
@@ -549,6 +557,25 @@ class ArenaAPI:
             except ValueError as exc:  # an unknown agent, one that does not play the game, bad players
                 raise ApiError(str(exc)) from exc
         return result.to_dict()
+
+    @staticmethod
+    def _stop_rule(separated: object, half_width: float | str, every: int | str) -> StopRule | None:
+        """A comparison's stopping rule as any client sends it, or None for a fixed size."""
+        if not isinstance(separated, bool):
+            raise ApiError(f"until_separated must be true or false, not {type(separated).__name__}")
+        try:
+            width = float(half_width or 0)
+        except (TypeError, ValueError):
+            raise ApiError(f"until_interval must be a number (a half-width, 0 for none), not {half_width!r}") from None
+        if not math.isfinite(width) or width < 0:
+            raise ApiError(f"until_interval must be 0 (none) or a half-width above 0, not {half_width!r}")
+        if not separated and not width:
+            return None
+        try:
+            return StopRule(separated=separated, half_width=width or None,
+                            every=whole_number(every, "look_every", 2, MAX_COMPARE_DEALS, clamp=False))
+        except ValueError as exc:
+            raise ApiError(str(exc)) from exc
 
     def benchmark_results(self, suite: str) -> list[dict[str, Any]]:
         """Every agent's scores on a suite, from its stored answers (best first); everyone who

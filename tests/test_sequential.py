@@ -176,3 +176,21 @@ def test_the_cli_stops_at_an_interval_half_width_and_says_so(tmp_path):
     assert (seq["high"] - seq["low"]) / 2 <= 0.9
     refused = cli("--db", str(db), "compare", "house:random", "house:random", "--until-interval", "0")
     assert refused.returncode == 2 and "half-width must be more than 0" in refused.stderr
+
+
+def test_the_api_takes_a_stopping_rule_and_refuses_a_bad_one(tmp_path):
+    import asyncio
+
+    from space_app.api import ApiError, ArenaAPI
+    from space_app.config import ArenaConfig
+
+    api = ArenaAPI(ArenaConfig(db=str(tmp_path / "api.db"), demo_matches=0))
+    out = asyncio.run(api.compare("house:heuristic", "house:random", "spy", 60, until_separated=True, look_every=20))
+    seq = out["sequential"]
+    assert seq["stopped"].startswith("separated") and seq["deals"] in (20, 40, 60) and seq["budget_deals"] == 60
+    assert asyncio.run(api.compare("house:heuristic", "house:random", "spy", 2))["sequential"] is None
+    for bad, said in (({"until_interval": "wide"}, "must be a number"), ({"until_interval": -1}, "half-width above 0"),
+                      ({"until_separated": "yes"}, "true or false"),
+                      ({"until_separated": True, "look_every": 1}, "look_every must be a whole number from 2")):
+        with pytest.raises(ApiError, match=said):
+            asyncio.run(api.compare("house:heuristic", "house:random", "spy", 4, **bad))

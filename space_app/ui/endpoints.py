@@ -186,17 +186,23 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
 
     async def compare(a: str = "house:heuristic", b: str = "house:random", game: str = "spy", deals: int = 50,
                       opponents: str = "", seed: int = 0, players: int = 0, measure: str = "win",
+                      until_separated: bool = False, until_interval: float = 0, look_every: int = 20,
                       request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """Duplicate mode: each deal played twice, A and B swapped into the same seat against the same
         opponents (comma-separated specs; '' = the game's house agent). Returns the mean paired difference
         A - B (measure 'win' or 'score'), its 95% bootstrap interval, the sign test's p-value, the counts of
         deals A did better, worse or the same, per seat role, and the tag the matches are stored with.
+        until_separated / until_interval (a half-width, 0 = none) make `deals` a budget: the comparison looks
+        every look_every deals and stops once a sequential sign test separates A and B, or its anytime-valid
+        interval is that narrow (the account under 'sequential').
         Example: ("house:heuristic", "house:random", "spy", 10, "", 0, 0, "win")."""
         visitor, signed = await caller(request)
         return await api.compare(str(a or ""), str(b or ""), str(game or "spy"), 0 if deals is None else deals,
                                  opponents=str(opponents or ""), seed=0 if seed is None else seed,
                                  players=0 if players is None else players,
-                                 measure=str(measure or "win"), visitor=visitor, signed_in=signed)
+                                 measure=str(measure or "win"), visitor=visitor, signed_in=signed,
+                                 until_separated=until_separated, until_interval=until_interval or 0,
+                                 look_every=20 if look_every is None else look_every)
 
     def benchmark_results(suite: str = "tom-household", request: gr.Request = None) -> list:  # type: ignore[assignment]
         """Every agent's stored scores on a suite, best first. Example: ("tom-household",)."""
