@@ -103,4 +103,19 @@ def accounting(store: Store, games: Iterable[str], prices: dict[str, Price], *,
     return rows + [_finish(t) for _, t in sorted(overall.items())]
 
 
-__all__ = ["ALL_GAMES", "COLUMNS", "MEANING", "accounting"]
+def spent(store: Store, game: str, tag: str, prices: dict[str, Price],
+          matches: set[str] | None = None) -> dict[str, Any]:
+    """What every seat of a tag's matches (of `matches` only, when given) used: tokens, the
+    cost of those whose model has a price (None when none has) and the tokens left unpriced."""
+    versions = store.seat_versions(game)
+    total = _new(game, tag)
+    for row in store.records(game, tag=tag):
+        if matches is not None and row["match_id"] not in matches:
+            continue
+        model = (versions.get((row["match_id"], row["seat"])) or {}).get("model", "")
+        _add(total, row["match_id"], row["stats"] or {}, model, price_for(prices, model))
+    return {"tokens": total[TOKENS], "cost_usd": total["cost_usd"], "unpriced_tokens": total["unpriced_tokens"],
+            "matches": len(total["matches"])}
+
+
+__all__ = ["ALL_GAMES", "COLUMNS", "MEANING", "accounting", "spent"]

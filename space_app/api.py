@@ -549,7 +549,8 @@ class ArenaAPI:
                 result = await asyncio.wait_for(
                     duplicate(self.arena, specs[0], specs[1], game, int(deals), opponents=others or None,
                             seed=int(seed), players=int(players) or None, measure=measure,
-                            concurrency=self.config.max_matches_per_visitor, stop=stop),
+                            concurrency=self.config.max_matches_per_visitor, stop=stop,
+                            prices=self.config.prices),
                     timeout=self.config.max_match_seconds)
             except TimeoutError:
                 raise ApiError(f"the comparison passed this arena's limit of {self.config.max_match_seconds:g} s; "

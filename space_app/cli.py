@@ -246,19 +246,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace, engine: Any) -> int:
     from .compare import INTERVAL, TEST, compare
     from .engines.progress import BatchBar
+    from .prices import parse_prices
     from .sequential import StopRule
     from .store import shown_url
 
     stop = None
-    if args.until_separated or args.until_interval is not None:
-        stop = StopRule(separated=args.until_separated, half_width=args.until_interval, every=args.look_every)
+    if args.until_separated or args.until_interval is not None or args.max_tokens or args.max_cost:
+        stop = StopRule(separated=args.until_separated, half_width=args.until_interval, every=args.look_every,
+                        max_tokens=args.max_tokens, max_cost=args.max_cost)
+    prices = parse_prices(os.environ.get("ARENA_PRICES"))
+    if args.max_cost and not prices:
+        raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
     arena = _arena(args.db, engine)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
     with BatchBar(2 * args.deals, f"{args.game} compare") as bar:
         result = arena.run_in_own_loop(compare(
             arena, args.a, args.b, args.game, args.deals, opponents=opponents, seed=args.seed, players=args.players,
             settings=_settings(args), measure=args.measure, concurrency=args.concurrency, tag=args.tag,
-            tracker=bar, stop=stop))
+            tracker=bar, stop=stop, prices=prices))
     out = result.to_dict()
     if args.json:
         print(json.dumps({k: v for k, v in out.items() if k != "per_deal"}, ensure_ascii=False, indent=2))
@@ -277,12 +282,19 @@ def _compare(args: argparse.Namespace, engine: Any) -> int:
     if seq is not None:
         say(f"{seq['rule']} (budget {seq['budget_deals']} deals)")
         if seq["expected_half_width_at_budget"] is not None:
-            say(f"expected half-width at the budget, from the first look: ±{seq['expected_half_width_at_budget']:.3f}")
+            say(f"expected half-width at the budget ({seq['expected_deals']} deals), from the first look: "
+                f"±{seq['expected_half_width_at_budget']:.3f}")
         say(render([{"look": k["look"], "deals": k["deals"], "mean A − B": f"{k['mean']:+.3f}",
                      "interval": f"[{k['low']:+.3f}, {k['high']:+.3f}]", "A better": k["a_better"],
                      "B better": k["b_better"], "evidence": f"{k['evidence']:.3g}"} for k in seq["looks"]],
                    ["look", "deals", "mean A − B", "interval", "A better", "B better", "evidence"]))
         say(f"stopped after {seq['deals']} of {seq['budget_deals']} deals: {seq['stopped']}")
+        if seq["spent"] is not None:
+            cost = seq["spent"]["cost_usd"]
+            say(f"used {seq['spent']['tokens']:,.0f} tokens over {seq['spent']['matches']} matches"
+                + (f", {cost:.4f} USD" if cost is not None else ", cost unknown (no model of it has a price)")
+                + (f" ({seq['spent']['unpriced_tokens']:,.0f} tokens unpriced)" if seq["spent"]["unpriced_tokens"]
+                   else ""))
         if "separates" in seq["rule"]:
             say(seq["test"])
         say(f"mean difference {out['mean']:+.3f} (A {out['mean_a']:.3f}, B {out['mean_b']:.3f}), "
@@ -645,6 +657,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         "claiming no difference); see docs/methodology.md")
     c.add_argument("--until-interval", type=float, default=None, metavar="HALF_WIDTH",
                    help="stop as soon as that interval's half-width is at most HALF_WIDTH (e.g. 0.05)")
+    c.add_argument("--max-tokens", type=float, default=None, metavar="N",
+                   help="stop once the comparison's matches have used N tokens (every seat, as the agents report "
+                        "them; checked after each batch)")
+    c.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="stop once they have cost USD, priced by ARENA_PRICES (checked after each batch)")
     c.add_argument("--look-every", type=int, default=20, metavar="N",
                    help="with a stopping rule: look after every N deals (default 20)")
     c.add_argument("--opponents", default=None, metavar="SPEC,...",

@@ -33,9 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .accounting import spent
 from .batch import planned, run_planned
 from .core import get_game
 from .engines import Tracker
+from .prices import Price
 from .seating import SEED_RANGE
 from .sequential import METHOD, Look, StopRule, expected_half_width, look_at, verdict
 from .sequential import TEST as SEQUENTIAL_TEST
@@ -128,6 +130,8 @@ class Comparison:
     looks: list[Look] = field(default_factory=list)
     stopped: str = ""  # why a comparison with a stopping rule ended
     expected: float | None = None  # the half-width expected at the budget, from the first look
+    affordable: int | None = None  # the deals the budget is expected to pay for, from the first look
+    spent: dict[str, Any] | None = None  # tokens and cost of its matches so far (with a token or cost budget)
 
     @property
     def diffs(self) -> list[float]:
@@ -159,7 +163,8 @@ class Comparison:
         last = self.looks[-1] if self.looks else None
         return {"rule": self.stop.describe(), "method": METHOD, "test": SEQUENTIAL_TEST, "budget_deals": self.budget,
                 "deals": last.deals if last else 0, "stopped": self.stopped,
-                "expected_half_width_at_budget": self.expected,
+                "expected_half_width_at_budget": self.expected, "expected_deals": self.affordable,
+                "spent": self.spent,
                 "low": last.low if last else None, "high": last.high if last else None,
                 "evidence": last.evidence if last else None,
                 "looks": [{"look": k.look, "deals": k.deals, "mean": k.mean, "low": k.low, "high": k.high,
@@ -182,10 +187,11 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
                   opponents: Sequence[str] | None = None, seed: int = 0, players: int | None = None,
                   settings: dict[str, Any] | None = None, measure: str = "win", concurrency: int = 8,
                   tag: str = "", progress: Callable[[Any], None] | None = None,
-                  tracker: Tracker | None = None, stop: StopRule | None = None) -> Comparison:
+                  tracker: Tracker | None = None, stop: StopRule | None = None,
+                  prices: dict[str, Price] | None = None) -> Comparison:
     """Play every deal twice (A, then B, in the same seat against the same opponents) and
     return the paired comparison; with `stop`, in batches until its target is met or the
-    deals run out."""
+    deals run out. `prices` (model name -> price) price a cost budget."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
     if stop is not None and measure != "win":
@@ -216,6 +222,7 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
         outcomes = await run_planned(arena, plans, engine=arena.engine, concurrency=concurrency,
                                      progress=progress, tracker=tracker)
         wanted = {o.match_id for o in outcomes if o.status == "finished"}
+        played.update(o.match_id for o in outcomes)
         records = {(r["match_id"], r["seat"]): r for r in arena.store.records(game, tag=result.tag)
                    if r["match_id"] in wanted}
         for deal, (oa, ob) in zip(batch, zip(outcomes[::2], outcomes[1::2], strict=True), strict=True):
@@ -225,24 +232,49 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
                 continue
             result.pairs.append(Paired(deal, _value(ra, measure), _value(rb, measure), oa.match_id, ob.match_id))
 
+    played: set[str] = set()  # the comparison's own matches so far (what its budget pays for)
     if stop is None:
         await play(deals_planned)
         return result
+    budgeted = stop.max_tokens is not None or stop.max_cost is not None
     for start in range(0, deals, stop.every):
         await play(deals_planned[start:start + stop.every])
-        if not result.pairs:
-            continue
-        seen = look_at(result.diffs, len(result.looks) + 1, -1.0, 1.0)
-        result.looks.append(seen)
-        if result.expected is None:  # the first look is the pilot
-            result.expected = expected_half_width(result.diffs, deals, stop, -1.0, 1.0)
-        why = verdict(seen, stop)
-        if why:
-            result.stopped = why
+        done = min(deals, start + stop.every)
+        if budgeted:
+            result.spent = spent(arena.store, game, result.tag, prices or {}, played)
+        if result.pairs:
+            seen = look_at(result.diffs, len(result.looks) + 1, -1.0, 1.0)
+            result.looks.append(seen)
+            if result.expected is None:  # the first look is the pilot
+                result.affordable = _affordable(deals, done, stop, result.spent)
+                result.expected = expected_half_width(result.diffs, result.affordable, stop, -1.0, 1.0)
+            why = verdict(seen, stop)
+            if why:
+                result.stopped = why
+                return result
+        over = stop.over_budget(result.spent["tokens"], result.spent["cost_usd"]) if budgeted else None
+        if over:
+            result.stopped = over + ("; no difference claimed" if stop.separated else "")
             return result
-    result.stopped = ("budget spent: no difference claimed (the sign test did not separate A and B)"
-                      if stop.separated else "budget spent: the interval is still wider than asked")
+    if stop.separated:
+        result.stopped = "budget spent: no difference claimed (the sign test did not separate A and B)"
+    elif stop.half_width is not None:
+        result.stopped = "budget spent: the interval is still wider than asked"
+    else:
+        result.stopped = "budget spent: every deal played"
     return result
+
+
+def _affordable(deals: int, done: int, stop: StopRule, used: dict[str, Any] | None) -> int:
+    """The deals the budget is expected to pay for, at the pilot's spend per deal."""
+    out = deals
+    if used is not None and done:
+        per_deal = used["tokens"] / done
+        if stop.max_tokens is not None and per_deal > 0:
+            out = min(out, max(done, int(stop.max_tokens / per_deal)))
+        if stop.max_cost is not None and used["cost_usd"]:
+            out = min(out, max(done, int(stop.max_cost / (used["cost_usd"] / done))))
+    return out
 
 
 def _value(record: dict[str, Any], measure: str) -> float:

@@ -46,26 +46,46 @@ METHOD = ("anytime-valid 95% interval: looks after each batch, look k at level 1
 
 @dataclass(frozen=True)
 class StopRule:
-    """When a comparison may stop: once its interval excludes 0 (`separated`), or once the
-    interval's half-width is at most `half_width`; it looks after every `every` deals, and the
-    deals asked for are its budget."""
+    """When a comparison may stop: once A and B are separated (`separated`), once the
+    interval's half-width is at most `half_width`, or once it has used `max_tokens` tokens or
+    `max_cost` US dollars (every seat's model calls, priced by the operator's table); it looks
+    after every `every` deals, and the deals asked for are its budget too."""
 
     separated: bool = False
     half_width: float | None = None
     every: int = 20
+    max_tokens: float | None = None
+    max_cost: float | None = None
 
     def __post_init__(self) -> None:
-        if not self.separated and self.half_width is None:
-            raise ValueError("a stopping rule needs a target: separation, an interval half-width, or both")
+        if not self.separated and self.half_width is None and self.max_tokens is None and self.max_cost is None:
+            raise ValueError("a stopping rule needs a target (separation, an interval half-width) or a budget "
+                             "(tokens, cost)")
         if self.half_width is not None and not 0 < self.half_width:
             raise ValueError(f"the target half-width must be more than 0, got {self.half_width}")
+        for name, value in (("token", self.max_tokens), ("cost", self.max_cost)):
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise ValueError(f"the {name} budget must be more than 0, got {value}")
         if self.every < 2:
             raise ValueError(f"a comparison looks after at least 2 deals, got {self.every}")
 
     def describe(self) -> str:
         targets = (["the sequential sign test separates A and B"] if self.separated else []) + \
                   ([f"the interval's half-width is at most {self.half_width:g}"] if self.half_width else [])
-        return f"stop when {' or '.join(targets)}; looking after every {self.every} deals"
+        budgets = ([f"{self.max_tokens:g} tokens"] if self.max_tokens else []) + \
+                  ([f"{self.max_cost:g} USD"] if self.max_cost else [])
+        said = f"stop when {' or '.join(targets)}" if targets else "no target"
+        if budgets:
+            said += f"; budget {' and '.join(budgets)} (checked after each batch)"
+        return f"{said}; looking after every {self.every} deals"
+
+    def over_budget(self, tokens: float, cost: float | None) -> str | None:
+        """Why the budget is spent, or None."""
+        if self.max_tokens is not None and tokens >= self.max_tokens:
+            return f"token budget spent: {tokens:,.0f} of {self.max_tokens:,.0f}"
+        if self.max_cost is not None and cost is not None and cost >= self.max_cost:
+            return f"cost budget spent: {cost:.4f} of {self.max_cost:g} USD"
+        return None
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,49 @@ def test_the_api_takes_a_stopping_rule_and_refuses_a_bad_one(tmp_path):
                       ({"until_separated": True, "look_every": 1}, "look_every must be a whole number from 2")):
         with pytest.raises(ApiError, match=said):
             asyncio.run(api.compare("house:heuristic", "house:random", "spy", 4, **bad))
+
+
+def test_token_and_cost_budgets_stop_a_comparison_after_the_batch_that_spends_them(tmp_path):
+    from sdk import LLMAgent
+    from sdk.callers.scripted import scripted_caller
+    from space_app.prices import Price
+
+    arena = Arena(Store(tmp_path / "t.db"))
+    for name in ("llm-a", "llm-b"):  # a model that reports its tokens (words), named "scripted"
+        arena.catalogue.add(name, LLMAgent(scripted_caller(["It is round and it is sweet. Final answer: P2"]),
+                                           name=name))
+
+    def run(tag: str, rule: StopRule, deals: int = 20, prices: dict | None = None):
+        return arena.run_in_own_loop(compare(arena, "llm-a", "llm-b", "spy", deals, seed=4, tag=tag, stop=rule,
+                                             prices=prices)).to_dict()["sequential"]
+
+    every = run("all", StopRule(max_tokens=10**9, every=5), deals=10)
+    assert every["stopped"] == "budget spent: every deal played" and every["deals"] == 10
+    stored = list(arena.store.records("spy", tag="all"))
+    assert every["spent"]["tokens"] == sum(r["stats"]["tokens"] for r in stored) > 0
+    assert every["spent"]["matches"] == 20 and every["spent"]["cost_usd"] is None  # no price table: no cost
+    assert every["spent"]["unpriced_tokens"] == every["spent"]["tokens"]
+
+    first = run("one", StopRule(max_tokens=1, every=5))
+    assert first["stopped"].startswith("token budget spent") and first["deals"] == 5
+    per_deal = first["spent"]["tokens"] / 5
+    # a budget of about two and a half batches: the pilot expects what it pays for, the run stops
+    # after the batch that spends it (the batch in flight always finishes)
+    budget = 2.5 * first["spent"]["tokens"]
+    some = run("some", StopRule(max_tokens=budget, every=5))
+    assert some["expected_deals"] == int(budget / per_deal)
+    assert some["stopped"].startswith("token budget spent") and some["deals"] == 15
+    assert some["spent"]["tokens"] >= budget and some["spent"]["matches"] == 30
+
+    batch_cost = first["spent"]["tokens"] * 100 / 1_000_000  # at 100 USD per million tokens either way
+    priced = run("priced", StopRule(max_cost=1.5 * batch_cost, every=5),
+                 prices={"scripted": Price(input=100, output=100)})
+    assert priced["spent"]["cost_usd"] == pytest.approx(priced["spent"]["tokens"] * 100 / 1_000_000)
+    assert priced["stopped"].startswith("cost budget spent") and priced["deals"] == 10
+    with pytest.raises(ValueError, match="budget must be more than 0"):
+        StopRule(max_tokens=0)
+
+
+def test_the_cli_refuses_a_cost_budget_without_prices(tmp_path):
+    done = cli("--db", str(tmp_path / "c.db"), "compare", "house:random", "house:heuristic", "--max-cost", "1")
+    assert done.returncode == 2 and "needs a price table: set ARENA_PRICES" in done.stderr
