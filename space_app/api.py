@@ -675,10 +675,11 @@ class ArenaAPI:
     # -- what the interface reads beyond the public endpoints --------------------------
     # (no gradio_client route: the UI's own views, through the API like everything else)
     def leaderboard_snapshot(self, game: str, sources: Iterable[str], min_matches: int = 0,
-                             void_infra: bool = False) -> dict[str, Any]:
-        """The leaderboard with its filter, match count and versions (the UI's table and downloads)."""
+                             void_infra: bool = False, by_version: bool = False) -> dict[str, Any]:
+        """The leaderboard with its filter, match count and versions (the UI's table and downloads);
+        `by_version`: one row per agent and version."""
         return snapshot(self.store, game, sources=frozenset(sources), min_matches=max(0, int(min_matches)),
-                        void_infra=bool(void_infra))
+                        void_infra=bool(void_infra), by_version=bool(by_version))
 
     def seat_records(self, game: str, agents: list[str]) -> list[dict[str, Any]]:
         """The stored per-seat records of these agents in one game, oldest first."""

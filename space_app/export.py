@@ -101,17 +101,19 @@ def matches_behind(store: Store, game: str, kinds: frozenset[str], tag: str | No
 
 
 def snapshot(store: Store, game: str, *, sources: Iterable[str] | None = None, tag: str | None = None,
-             void_infra: bool = False, min_matches: int = 0) -> dict[str, Any]:
+             void_infra: bool = False, min_matches: int = 0, by_version: bool = False) -> dict[str, Any]:
     """A leaderboard to cite: its rows with the filter that made them, what the filter
     includes, the number of matches behind it, the game's rules version, the code version
-    and the time of the export."""
+    and the time of the export. `by_version`: one row per agent and version."""
     catch_up(store, game)
     kinds = kinds_for(sources, tag)
     spec = get_game(game)
-    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_matches, void_infra=void_infra)
+    rows = board(store, game, sources=kinds, tag=tag, min_matches=min_matches, void_infra=void_infra,
+                 by_version=by_version)
     return {
         "game": game, "rules_version": spec.rules.rules_version,
         "filter": {"sources": label(kinds), "tag": tag, "void_infra": void_infra, "min_matches": min_matches,
+                   "by_version": by_version,
                    "includes": describe(kinds, tag)},
         "matches": matches_behind(store, game, kinds, tag, void_infra),
         "code": code_version(),

@@ -73,7 +73,7 @@ def test_each_game_declares_its_own_widgets_and_no_other(tab, game):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_loading_a_game_shows_its_group_alone(tab, game):
     api, board = tab
-    out = board["load"](game, 0, DEFAULT, False, "en")
+    out = board["load"](game, 0, DEFAULT, False, False, "en")
     assert len(out) == len(board["outputs"])
     for gid, widgets in board["extras"].items():
         update = out[board["outputs"].index(widgets.group)]
@@ -85,7 +85,7 @@ def test_loading_a_game_shows_its_group_alone(tab, game):
 @pytest.mark.parametrize("game", ["spy", "avalon"])
 def test_the_board_and_its_head_to_head_matrix_from_real_matches(tab, game):
     api, board = tab
-    out = board["load"](game, 0, DEFAULT, False, "en")
+    out = board["load"](game, 0, DEFAULT, False, False, "en")
     outputs = board["outputs"]
     headline = out[outputs.index(next(o for o in outputs if getattr(o, "elem_id", "") == "leaderboard-board"))]
     frame = headline.value
@@ -105,6 +105,21 @@ def test_the_board_and_its_head_to_head_matrix_from_real_matches(tab, game):
     spec = chart.to_dict()
     assert any(layer.get("mark", {}).get("type") == "rule" or layer.get("mark") == "rule"
                for layer in spec["layer"])
+
+
+def test_the_board_splits_by_agent_version_and_the_matrix_stays_by_agent(tab):
+    api, board = tab
+    out = board["load"]("spy", 0, DEFAULT, False, True, "en")
+    outputs = board["outputs"]
+    frame = out[outputs.index(next(o for o in outputs if getattr(o, "elem_id", "") == "leaderboard-board"))].value
+    shown = [row[1] for row in frame["data"]]
+    agents = set(GAMES["spy"].house.demo)
+    # one row per agent and version: every house seat reported the same version here
+    assert {name.split(" @ ")[0] for name in shown} == agents and all(" @ " in name for name in shown)
+    matrix = out[outputs.index(next(o for o in outputs if getattr(o, "elem_id", "") == "head-to-head"))]
+    assert set(matrix["agent"]) == agents
+    doc = api.leaderboard_snapshot("spy", DEFAULT, by_version=True)
+    assert doc["filter"]["by_version"] is True and {r["agent_id"] for r in doc["rows"]} == agents
 
 
 def test_rank_ranges_hold_the_rank_and_follow_the_intervals():

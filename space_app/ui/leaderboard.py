@@ -305,6 +305,10 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
         void = words(gr.Checkbox(label=text("en", "leaderboard.void"), value=False,
                                  info=text("en", "leaderboard.void_info")),
                      label="leaderboard.void", info="leaderboard.void_info")
+        by_version = words(gr.Checkbox(label=text("en", "leaderboard.by_version"), value=False,
+                                       info=text("en", "leaderboard.by_version_info"),
+                                       elem_id="leaderboard-by-version"),
+                           label="leaderboard.by_version", info="leaderboard.by_version_info")
         refresh = words(gr.Button(text("en", "leaderboard.refresh"), elem_id="refresh-leaderboard"),
                         value="leaderboard.refresh")
     with gr.Row():
@@ -334,12 +338,13 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
                   label="leaderboard.roles_title")
     extras = {spec.id: game_widgets(spec, spec.id == default.id, words) for spec in GAMES.values()}
 
-    def load(game_id: str, minimum: float, chosen: list[str], voided: bool, lang: str | None = None):
+    def load(game_id: str, minimum: float, chosen: list[str], voided: bool, split: bool = False,
+             lang: str | None = None):
         lang = normal(lang)
         spec = get_game(game_id)
         kinds = frozenset(chosen or [])
         # one computation per click: the table, the plots and both downloads come from it
-        doc = api.leaderboard_snapshot(game_id, kinds, int(minimum), voided)
+        doc = api.leaderboard_snapshot(game_id, kinds, int(minimum), voided, by_version=bool(split))
         rows = doc["rows"] if kinds else []
         note = includes(lang, kinds)
         if voided:
@@ -349,8 +354,10 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
         if not rows and DEMO not in kinds:
             note = text(lang, "leaderboard.no_matches", note=note)
         # the matrix over the same matches, its agents in the board's order
+        # (agents, not their versions: a split board's rows are '<agent> @ <version>')
+        agents = list(dict.fromkeys(str(r.get("agent_id") or r["agent"]) for r in rows))
         pairs = api.head_to_head(game_id, sorted(kinds), void_infra=voided,
-                                 agents=[r["agent"] for r in rows[:H2H_AGENTS]]) if rows else \
+                                 agents=agents[:H2H_AGENTS]) if rows else \
             {"agents": [], "cells": []}
         out: list[Any] = [note, csv_path, json_path,
                           gr.Dataframe(headline_frame(rows, lang), label=spec.metrics.ranking_note),
@@ -374,12 +381,13 @@ def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -
             outputs.append(widgets.history)
         if widgets.study is not None:
             outputs += [widgets.study, widgets.study_report]
-    inputs = [game, min_games, sources, void, language]
+    inputs = [game, min_games, sources, void, by_version, language]
     refresh.click(load, inputs, outputs, api_visibility="private")
     game.change(load, inputs, outputs, api_visibility="private")
     min_games.release(load, inputs, outputs, api_visibility="private")
     sources.change(load, inputs, outputs, api_visibility="private")
     void.change(load, inputs, outputs, api_visibility="private")
+    by_version.change(load, inputs, outputs, api_visibility="private")
 
     for game_id, widgets in extras.items():
         if widgets.run_study is None:
