@@ -61,7 +61,7 @@ def hostile(internal):
 
 
 # -- stores on every backend: SQLite files and a real PostgreSQL server -------------------
-from pg_server import PostgresServer  # noqa: E402
+from pg_server import PostgresServer, started_or_failed  # noqa: E402
 from stores import BACKENDS, store_target  # noqa: E402
 
 
@@ -69,10 +69,7 @@ from stores import BACKENDS, store_target  # noqa: E402
 def pg_server() -> Iterator[PostgresServer]:
     """One PostgreSQL server for the whole run, started on first use and stopped at the end.
     Missing binaries fail the tests that need it, saying how to install them."""
-    try:
-        server = PostgresServer().start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    server = started_or_failed()
     yield server
     server.stop()
 

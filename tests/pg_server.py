@@ -122,3 +122,13 @@ class PostgresServer:
         else:
             self.admin(f'CREATE DATABASE "{name}"')
         return self.url(name)
+
+
+def started_or_failed() -> PostgresServer:
+    """A started server, or the test failed saying how to install the binaries."""
+    import pytest
+
+    try:
+        return PostgresServer().start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)

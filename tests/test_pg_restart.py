@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from pg_server import PostgresServer
+from pg_server import PostgresServer, started_or_failed
 
 from space_app.cli import main
 
@@ -25,10 +25,7 @@ TIMING = {"latency_ms", "avg_latency_ms"}  # measured wall time: the one thing t
 
 @pytest.fixture()
 def server() -> Iterator[PostgresServer]:
-    try:
-        found = PostgresServer().start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    found = started_or_failed()
     yield found
     found.stop()
 
