@@ -186,6 +186,46 @@ def test_the_matrix_counts_naive_against_random(tmp_path: Path, capsys):
     assert "row avg win" in text and "column avg loss" in text
 
 
+def test_matrix_matches_are_planned_and_a_seed_stored_before_planned_ids_is_not_played_again(tmp_path: Path, capsys):
+    """A match an earlier version stored (a random id) counts for its seed; the rest get ids from the plan."""
+    from space_app.command_services import CliServices
+    from space_app.games.mystery.coe.command import MATRIX_TAG
+
+    db = str(tmp_path / "legacy.db")
+    services = CliServices()
+    arena = services.arena(db)
+    players = len(get_script("tingyu-teahouse").roles)
+    legacy = services.match_plan("mystery", [NAIVE] * players, 0,
+                                 {"script": "tingyu-teahouse", "rounds": 1, "players": players},
+                                 tag=MATRIX_TAG, role_specs={"murderer": NAIVE})
+    old_id = arena.run_in_own_loop(arena.run(legacy)).match_id
+    args = ["coe-matrix", "--agents", NAIVE, "--scripts", "tingyu-teahouse", "--matches", "2", "--rounds", "1",
+            "--db", db, "--json"]
+    assert main(args) == 0
+    ids = json.loads(capsys.readouterr().out)["cells"][0]["matches"]
+    planned_id = services.match_plan("mystery", [NAIVE] * players, 1, legacy.settings, tag=MATRIX_TAG,
+                                     role_specs={"murderer": NAIVE}, place=("tingyu-teahouse", 1)).match_id
+    assert sorted(ids) == sorted([old_id, planned_id])  # seed 0 kept as it was, seed 1 planned
+    assert main(args) == 0  # and again: nothing new
+    assert sorted(json.loads(capsys.readouterr().out)["cells"][0]["matches"]) == sorted(ids)
+    assert len(list(Store(db).iter_matches("mystery", status=None))) == 2
+
+
+def test_coe_with_an_unreachable_ray_cluster_stops_at_once_with_one_line(tmp_path: Path, capsys):
+    import socket
+
+    pytest.importorskip("ray", reason="ray is in requirements.txt")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "never" / "coe.db"
+    assert main(["coe", "--agent", NAIVE, "--scripts", "tingyu-teahouse", "--db", str(db),
+                 "--engine", "ray", "--address", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"error: cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused"]
+    assert not db.parent.exists()  # no store was created
+
+
 # -- the results page ------------------------------------------------------------------------------
 def test_the_results_page_shows_the_heat_map_the_scores_and_links(tmp_path: Path, capsys):
     db = str(tmp_path / "r.db")

@@ -228,3 +228,57 @@ def test_a_suite_on_ray_scores_as_in_process(cluster: str, tmp_path: Path, capsy
         scores[engine] = json.loads(out)
     assert scores["ray"] == scores["local"]
     assert scores["ray"]["answered"] == 20
+
+
+MYSTERY = ["--scripts", "tingyu-teahouse", "--rounds", "1"]
+NAIVE, RANDOM = "house:mystery-naive", "house:mystery-random"
+
+
+def test_the_mystery_matrix_on_ray_equals_it_in_process_and_a_rerun_plays_nothing(
+        cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`coe-matrix`: its matches planned (ids from the plan), the same records and matrix on either engine."""
+    found = {}
+    for engine in ("local", "ray"):
+        args = ["coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--matches", "1", *MYSTERY, "--json",
+                "--db", str(tmp_path / f"{engine}.db"), "--engine", engine]
+        code, out, err = run_cli(args, capsys)
+        assert code == 0, err
+        found[engine] = json.loads(out)
+    assert found["ray"] == found["local"]
+    assert sum(len(c["matches"]) for c in found["ray"]["cells"]) == 4  # each ordered pair once
+    ray_db, local_db = tmp_path / "ray.db", tmp_path / "local.db"
+    assert ledger(ray_db) == ledger(local_db)
+    assert {status for _, status, _ in ledger(ray_db)[1]} == {"finished"}
+    assert plays(ray_db) == plays(local_db)
+
+    code, out, err = run_cli(["coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--matches", "1", *MYSTERY, "--json",
+                              "--db", str(ray_db), "--engine", "ray"], capsys)
+    assert code == 0, err
+    assert json.loads(out) == found["ray"]
+    assert ledger(ray_db) == ledger(local_db)  # nothing played again, nothing rated twice
+
+
+def test_coe_on_ray_scores_as_in_process_and_a_rerun_plays_nothing(
+        cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`coe`: its matches and its questions on Ray workers; the same records and scores."""
+    reports = {}
+    for engine in ("local", "ray"):
+        args = ["coe", "--agent", NAIVE, "--murderer", RANDOM, "--matches", "2", "--quiz-limit", "1", *MYSTERY,
+                "--json", "--db", str(tmp_path / f"{engine}.db"), "--engine", engine]
+        code, out, err = run_cli(args, capsys)
+        assert code == 0, err
+        reports[engine] = json.loads(out)
+        assert reports[engine].pop("seconds") >= 0  # the run's wall time: the one figure that may differ
+        assert reports[engine]["played"] == 2
+    assert reports["ray"] == reports["local"]
+    ray_db, local_db = tmp_path / "ray.db", tmp_path / "local.db"
+    assert ledger(ray_db) == ledger(local_db) and ledger(ray_db)[0] == 2
+    assert plays(ray_db) == plays(local_db)
+
+    code, out, err = run_cli(["coe", "--agent", NAIVE, "--murderer", RANDOM, "--matches", "2", "--quiz-limit", "1",
+                              *MYSTERY, "--json", "--db", str(ray_db), "--engine", "ray"], capsys)
+    assert code == 0, err
+    again = json.loads(out)
+    again.pop("seconds")
+    assert again["played"] == 0 and again["scores"] == reports["ray"]["scores"]
+    assert ledger(ray_db) == ledger(local_db)

@@ -6,6 +6,7 @@ Generic code asks `get_game(id)` for it and never imports a game module."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, get_args
@@ -44,10 +45,26 @@ class ArenaServices(Protocol):
     """What a game's own CLI command may use of the arena, handed to it by the CLI: a game
     never imports the service, the store or the suite runner (they import the games)."""
 
-    def arena(self, db: str) -> Any: ...  # an Arena on that store: run, tournament, store, catalogue
+    # an Arena on that store (run, tournament, store, catalogue), its batches on `engine` (None: in process)
+    def arena(self, db: str, engine: Any = None) -> Any: ...
 
+    # `place` (where the command's plan puts the match, e.g. script and seed): a planned match,
+    # its id derived from the plan, so a run again skips it once finished (see `run_planned`)
     def match_plan(self, game: str, seats: list[str], seed: int, settings: dict[str, Any], *, tag: str = "",
-                   role_specs: dict[str, str] | None = None) -> Any: ...
+                   role_specs: dict[str, str] | None = None, place: Sequence[Any] | None = None) -> Any: ...
+
+    # --engine, --address, --workers, --num-cpus, as the arena's own batch commands take them
+    def add_engine_args(self, parser: Any, unit: str = "matches") -> None: ...
+
+    # the engine those arguments ask for (None: in process), closed on leaving the context
+    def engine(self, args: Any) -> AbstractContextManager[Any]: ...
+
+    # play planned matches on the arena's engine, skipping those already finished; outcomes in plan order
+    async def run_planned(self, arena: Any, plans: Sequence[Any], *, concurrency: int = 8,
+                          tracker: Any = None) -> list[Any]: ...
+
+    # a progress bar (done, running, failed, ETA) to pass as `tracker`; `.skipped`: done before this run
+    def progress_bar(self, total: int, desc: str, unit: str = "match") -> AbstractContextManager[Any]: ...
 
     def open_suite(self, suite_id: str) -> Any: ...
 

@@ -2,8 +2,9 @@
 
 `coe` plays the agent as the innocents faction (every innocent seat; the murderer is
 `--murderer`, default house:mystery-naive, so every agent faces the same opponent) on each
-chosen script, `--matches` per script (resumable: matches already stored under the run's tag
-`study:coe:<agent>` count, seeds 0, 1, ... per script), asks a sample of each script's LSU,
+chosen script, `--matches` per script (seeds 0, 1, ... per script, tag `study:coe:<agent>`;
+each a planned match whose id is derived from the plan, so a run again plays only what did
+not finish, and a seed an earlier version already stored counts), asks a sample of each script's LSU,
 TIU, MIU and MMR questions through the suite runner (`--quiz-limit` per type per script; answers
 stored and resumed like `bench`), and prints the eight scores with their 95% intervals, sample
 sizes and the judge. The play scores read every stored match of the run's tag on those scripts.
@@ -12,12 +13,14 @@ sizes and the judge. The play scores read every stored match of the run's tag on
 murderer, an agent against itself too) `--matches` times per script (tag `study:coe-matrix`,
 resumable the same way) and prints the win-rate matrix with draws and error matches apart.
 
-Both store their matches as study matches (left out of the default leaderboards)."""
+Both store their matches as study matches (left out of the default leaderboards), and run
+them (and `coe` its questions) in this process or, with `--engine ray`, as tasks on a Ray
+cluster (`--address`; without it a local Ray instance is started): the same matches and
+figures either way (see docs/scale-out.md)."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import os
@@ -86,7 +89,7 @@ def _scripts(text: str | None) -> list[str]:
 
 
 def _stored(store: Any, tag: str, script_id: str, innocents: str, murderer: str) -> list[dict[str, Any]]:
-    """Finished or not, the stored matches of this tag, script and line-up (for resuming)."""
+    """Finished or not, the stored matches of this tag, script and line-up, by seed."""
     from .matrix import faction
 
     out = []
@@ -98,25 +101,31 @@ def _stored(store: Any, tag: str, script_id: str, innocents: str, murderer: str)
         full = store.get_match(m["id"])
         if full is not None and faction(full) == (innocents, murderer):
             out.append(full)
-    return out
+    # in the plan's order, not the order they started in (which an engine's workers choose):
+    # the seeded bootstrap over matches then gives the same intervals on any engine
+    return sorted(out, key=lambda m: (m["seed"], m["id"]))
 
 
-async def _play(services: ArenaServices, arena: Any, tag: str, script_id: str,
-                innocents: str, murderer: str, matches: int, rounds: int,
-                concurrency: int) -> int:
-    """Play the missing matches of this line-up on this script (seeds continue after the stored ones)."""
-    have = len(_stored(arena.store, tag, script_id, innocents, murderer))
+def _plans(services: ArenaServices, store: Any, tag: str, script_id: str, innocents: str, murderer: str,
+           matches: int, rounds: int) -> list[Any]:
+    """This line-up's matches on this script, seeds 0 .. matches-1, each a planned match (its id
+    derived from the plan, so `run_planned` skips those already finished). A seed a match stored
+    before planned ids (a random id) already played is not planned again."""
     players = len(get_script(script_id).roles)
-    gate = asyncio.Semaphore(max(1, concurrency))
+    plans = [services.match_plan("mystery", [innocents] * players, seed,
+                                 {"script": script_id, "rounds": rounds, "players": players},
+                                 tag=tag, role_specs={"murderer": murderer}, place=(script_id, seed))
+             for seed in range(matches)]
+    ids = {p.match_id for p in plans}
+    earlier = {m["seed"] for m in _stored(store, tag, script_id, innocents, murderer) if m["id"] not in ids}
+    return [p for p in plans if p.seed not in earlier]
 
-    async def one(seed: int) -> None:
-        async with gate:
-            await arena.run(services.match_plan("mystery", [innocents] * players, seed,
-                                                {"script": script_id, "rounds": rounds, "players": players},
-                                                tag=tag, role_specs={"murderer": murderer}))
 
-    await asyncio.gather(*(one(seed) for seed in range(have, matches)))
-    return max(0, matches - have)
+async def _play(services: ArenaServices, arena: Any, plans: list[Any], concurrency: int, desc: str) -> int:
+    """Play the plans on the arena's engine; how many were played now (not finished before)."""
+    with services.progress_bar(len(plans), desc) as bar:
+        await services.run_planned(arena, plans, concurrency=concurrency, tracker=bar)
+    return len(plans) - bar.skipped
 
 
 def _quiz_sample(services: ArenaServices, script_id: str, limit: int | None) -> Any:
@@ -135,11 +144,13 @@ async def _quizzes(services: ArenaServices, arena: Any, agent: str, scripts: lis
     rows: list[dict[str, Any]] = []
     tags: dict[str, dict[str, Any]] = {}
     offered: dict[str, int] = {}  # item id -> its option count (2-4), for the chance level
+    # on an engine each worker resolves the agent itself; here it is checked, and used in process
     built = arena.catalogue.resolve(agent)
     for script_id in scripts:
         suite = _quiz_sample(services, script_id, limit)
         arena.catalogue.check_plays(agent, suite.game)
-        await services.run_suite(arena.store, suite, built, agent, concurrency=concurrency, seconds=seconds)
+        await services.run_suite(arena.store, suite, None if arena.engine else built, agent,
+                                 concurrency=concurrency, seconds=seconds, engine=arena.engine)
         wanted = {i.id: i.tags for i in suite.loaded.items}
         rows += [r for r in arena.store.answers(suite.id, agent) if r["item_id"] in wanted]
         tags.update(wanted)
@@ -156,12 +167,12 @@ def run_coe(services: ArenaServices, arena: Any, agent: str, *, scripts: list[st
     arena.catalogue.check_plays(murderer, "mystery")
     tag = coe_tag(agent)
 
+    plans = [p for s in scripts for p in _plans(services, arena.store, tag, s, agent, murderer, matches, rounds)]
+
     async def everything() -> tuple[int, list[Score]]:
-        played = 0
-        for script_id in scripts:
-            if progress:
-                progress(f"playing {script_id}")
-            played += await _play(services, arena, tag, script_id, agent, murderer, matches, rounds, concurrency)
+        if progress:
+            progress(f"playing {', '.join(scripts)}")
+        played = await _play(services, arena, plans, concurrency, f"coe {agent}")
         if progress:
             progress("asking the quizzes")
         return played, await _quizzes(services, arena, agent, scripts, quiz_limit, concurrency, seconds)
@@ -234,13 +245,16 @@ def coe_main(argv: list[str], services: ArenaServices) -> int:
     p.add_argument("--db", default=default_db(), help="SQLite file or database URL (default: ARENA_DB or "
                    "data/arena.db)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    services.add_engine_args(p, "matches and questions")
     args = p.parse_args(argv)
     try:
         judge = make_judge(args.judge)
-        report = run_coe(services, services.arena(args.db), args.agent, scripts=_scripts(args.scripts), judge=judge,
-                         matches=args.matches, rounds=args.rounds, murderer=args.murderer,
-                         quiz_limit=args.quiz_limit or None, concurrency=args.concurrency, seconds=args.seconds,
-                         progress=lambda text: print(text, file=sys.stderr, flush=True))
+        scripts = _scripts(args.scripts)
+        with services.engine(args) as engine:  # a cluster that cannot be reached stops us before the store opens
+            report = run_coe(services, services.arena(args.db, engine), args.agent, scripts=scripts, judge=judge,
+                             matches=args.matches, rounds=args.rounds, murderer=args.murderer,
+                             quiz_limit=args.quiz_limit or None, concurrency=args.concurrency,
+                             seconds=args.seconds, progress=lambda text: print(text, file=sys.stderr, flush=True))
     except ValueError as exc:
         print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return 2
@@ -281,22 +295,18 @@ def matrix_main(argv: list[str], services: ArenaServices) -> int:
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--db", default=default_db(), help="SQLite file or database URL")
     p.add_argument("--json", action="store_true")
+    services.add_engine_args(p)
     args = p.parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
         scripts = _scripts(args.scripts)
-        arena = services.arena(args.db)
-        for a in agents:
-            arena.catalogue.check_plays(a, "mystery")
-
-        async def everything() -> None:
-            for script_id in scripts:
-                for row in agents:
-                    for column in agents:
-                        await _play(services, arena, MATRIX_TAG, script_id, row, column, args.matches, args.rounds,
-                                    args.concurrency)
-
-        arena.run_in_own_loop(everything())
+        with services.engine(args) as engine:  # a cluster that cannot be reached stops us before the store opens
+            arena = services.arena(args.db, engine)
+            for a in agents:
+                arena.catalogue.check_plays(a, "mystery")
+            plans = [p for s in scripts for row in agents for column in agents
+                     for p in _plans(services, arena.store, MATRIX_TAG, s, row, column, args.matches, args.rounds)]
+            arena.run_in_own_loop(_play(services, arena, plans, args.concurrency, "coe-matrix"))
     except ValueError as exc:
         print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return 2
