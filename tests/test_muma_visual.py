@@ -94,6 +94,7 @@ def test_an_episode_with_missing_or_empty_visual_data_is_kept_text_only_and_repo
     shutil.copytree(VISUAL, visual)
     shutil.rmtree(visual / "ep01")
     (visual / "ep01").mkdir()  # empty folder
+    (visual / "ep99").mkdir()  # and a folder no episode asks for
     for kind in ("on", "hold"):  # and ep02's files with no frame at all
         (visual / "ep02" / f"{kind}.json").write_text(json.dumps({"ep02": {}}))
     for name in ("opened", "closeness"):
@@ -105,6 +106,7 @@ def test_an_episode_with_missing_or_empty_visual_data_is_kept_text_only_and_repo
     assert f"episode 'ep01': no visual data ({visual / 'ep01'} empty (no frame in any file)); kept text-only" in report
     assert f"episode 'ep02': no visual data ({visual / 'ep02'} empty" in report
     assert f"episode 'ep03': no visual data ({visual / 'ep03'} missing); kept text-only" in report
+    assert "visual_data/ep99: no episode 'ep99' in clean_questions.json (not used)" in report
 
 
 def test_a_frame_with_an_object_in_two_places_is_drawn_as_given_and_reported(tmp_path):

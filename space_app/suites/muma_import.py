@@ -569,6 +569,10 @@ def import_muma_tom(questions: str | Path, texts: str | Path | None = None, *, c
         if context == "description":
             notes += [f"{name}: episode {ep!r} has no entry in {texts_name} (not needed: context is the description)"
                       for ep in entries if ep not in text_entries]
+    if visual_data is not None:
+        known = {episode.strip() for episode in entries}
+        notes += [f"{Path(visual_data).name}/{d.name}: no episode {d.name!r} in {name} (not used)"
+                  for d in sorted(Path(visual_data).iterdir()) if d.is_dir() and d.name not in known]
     seen: set[str] = set()
     for episode, entry in entries.items():
         if not isinstance(entry, dict):

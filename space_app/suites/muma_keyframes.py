@@ -64,6 +64,10 @@ def draw(visual: EpisodeVisual, frame: Frame) -> bytes:
             if room == here and frame.close and thing == next((c for c in frame.close if c in furniture), None):
                 cx, cy = x0 + col - 30, y + h // 2
                 d.ellipse((cx - 8, cy - 8, cx + 8, cy + 8), fill=(220, 120, 0), outline="black")
+                if frame.holds:  # what is held, beside the person
+                    d.text((cx - 14, cy + 10), "holds " + ", ".join(frame.holds), fill=(160, 70, 0), font=font,
+                           anchor="ra")
+                    y += 12  # room for the label before the next box
             y += h + 8
         if room == here and not any(c in furniture for c in frame.close):
             d.ellipse((x0 + col - 38, y0 + 4, x0 + col - 22, y0 + 20), fill=(220, 120, 0), outline="black")
