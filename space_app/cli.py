@@ -445,6 +445,14 @@ def _bench(args: argparse.Namespace, suite: Any, engine: Any) -> int:
     arena.catalogue.check_plays(args.agent, suite.game)
     # on Ray each worker resolves the agent itself; here it is checked, and used in process
     agent = arena.catalogue.resolve(args.agent)
+    if args.condition:
+        from .runner import sees_images
+        from .suites.conditions import with_condition
+
+        conditioned = with_condition(suite, args.condition, vision=sees_images(agent))
+        suite = conditioned.suite
+        if conditioned.left_out:
+            say(f"{suite.id}: {conditioned.left_out} questions have no visual data and are left out", file=sys.stderr)
     total = min(args.limit or len(suite.loaded.items), len(suite.loaded.items))
     with BatchBar(total, f"{suite.id} · {args.agent}", unit="q") as bar:
         scores = arena.run_in_own_loop(run_suite(
@@ -730,6 +738,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the scores as JSON")
     b.add_argument("--strict", action="store_true", help="refuse a suite file with any unreadable question")
     b.add_argument("--by-tag", action="store_true", help="accuracy per tag value too (phrasing=least, ...)")
+    b.add_argument("--condition", choices=("multimodal", "text", "video", "track"),
+                   help="for items with a video half (import-muma-tom --visual-data): text and keyframes (the "
+                        "action track for a text-only agent), text only, video only, or text and action track; "
+                        "stored apart as SUITE@CONDITION")
     add_engine_args(b, "questions")
     b.set_defaults(func=cmd_bench)
 

@@ -1,12 +1,17 @@
 """Import the published MuMA-ToM benchmark files into the suite format (JSON Lines).
 
     python -m space_app import-muma-tom QUESTIONS_JSON [--texts TEXTS_JSON]
-                                        [--context description|texts] [--strict] OUT
+                                        [--context description|texts] [--strict]
+                                        [--visual-data VISUAL_DATA_DIR] OUT
 
 `questions.json` maps an episode id to {"description": "b'...'", "questions": {"1": ...},
 "answers": {"1": "B) ..."}, "labels": {"1": "belief"}}; each question holds its options as
 `A) ...` lines and each answer is the full correct option line (only its letter is scored).
 `texts.json` maps the same ids to the text part of the multi-modal input.
+With `--visual-data DIR` (the release's `visual_data/`), each episode's per-frame predicates
+(`DIR/<episode id>/`, see `muma_visual`) become keyframes drawn as images (the items' `images`)
+and an action track (`tags.action_track`); an episode without usable visual data is kept
+text-only and reported, never dropped (`muma_media`).
 
 Like the suite loader, the importer takes what is sound and says what it did with the rest.
 Every question ends in one of three states, each reported with its file, episode, number and key:
@@ -43,6 +48,7 @@ from pydantic import ValidationError
 
 from ..safe_text import terminal_text
 from .items import SuiteItem, load_suite
+from .muma_media import Media, episode_media
 
 SUITE = "muma-tom"
 SOURCE = "muma-tom"
@@ -370,6 +376,8 @@ class ImportResult:
     outcomes: list[Outcome]
     notes: list[str] = field(default_factory=list)  # file-level: duplicate keys, unused texts, ...
     verified: bool | None = None  # set by write_suite: the written file loads as written
+    visual_dir: str | None = None
+    media: list[Media] = field(default_factory=list)  # per episode, when visual data was given
 
     @property
     def items(self) -> list[SuiteItem]:
@@ -400,6 +408,11 @@ class ImportResult:
                     ("flagged (written with tags.flags)",
                      [f"  {o.where(name)}: {why}" for o in flagged for why in o.flags]),
                     ("repaired (written)", [f"  {o.where(name)}: {why}" for o in repaired for why in o.repairs])]
+        if self.visual_dir is not None:
+            with_video = [m for m in self.media if not m.text_only]
+            lines.append(f"visual data ({self.visual_dir}): {len(with_video)} of {len(self.media)} episodes with "
+                         f"keyframes and an action track, {len(self.media) - len(with_video)} text-only")
+            sections.append(("visual data", [f"  episode {m.episode!r}: {n}" for m in self.media for n in m.notes]))
         for title, body in sections:
             if body:
                 lines += [f"{title}:", *body]
@@ -488,7 +501,8 @@ def _contexts(episode: str, entry: dict[str, Any], texts: dict[str, Any] | None,
 
 
 def _question(episode: str, number: str, question: object, answer: object, label_raw: object,
-              context: str, context_flags: list[str], episode_repairs: list[str], strict: bool) -> Outcome:
+              context: str, context_flags: list[str], episode_repairs: list[str], strict: bool,
+              media: Media | None = None) -> Outcome:
     label, label_flags, label_repairs = _label(label_raw)
     out = Outcome(f"{episode}-{number}", episode, number, label, repairs=[*episode_repairs, *label_repairs])
     if question is None:
@@ -522,8 +536,11 @@ def _question(episode: str, number: str, question: object, answer: object, label
     tags["source"] = SOURCE
     if out.flags:
         tags["flags"] = list(out.flags)
+    if media is not None:
+        tags.update(media.tags)
     try:
-        out.item = SuiteItem(id=out.item_id, suite=SUITE, context=context, images=[], question=parsed.stem,
+        images = list(media.images) if media is not None else []
+        out.item = SuiteItem(id=out.item_id, suite=SUITE, context=context, images=images, question=parsed.stem,
                              options=parsed.options, answer=read.letter, types=[label] if label else [], tags=tags)
     except ValidationError as exc:  # e.g. an id longer than the format allows
         out.dropped += [f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}" for e in exc.errors()]
@@ -531,7 +548,7 @@ def _question(episode: str, number: str, question: object, answer: object, label
 
 
 def import_muma_tom(questions: str | Path, texts: str | Path | None = None, *, context: str = "description",
-                    strict: bool = False) -> ImportResult:
+                    strict: bool = False, visual_data: str | Path | None = None) -> ImportResult:
     """Read the published files; nothing is written (see `write_suite`)."""
     if context not in CONTEXTS:
         raise MumaInputError(f"context must be one of {', '.join(CONTEXTS)}, not {context!r}")
@@ -541,15 +558,21 @@ def import_muma_tom(questions: str | Path, texts: str | Path | None = None, *, c
     questions_path = Path(questions)
     entries = _read_json(questions_path, notes)
     text_entries = _read_json(Path(texts), notes) if texts is not None else None
+    if visual_data is not None and not Path(visual_data).is_dir():
+        raise MumaInputError(f"{visual_data}: --visual-data is not a folder (the release's visual_data/)")
     name = questions_path.name
     result = ImportResult(str(questions), str(texts) if texts is not None else None, context, strict,
-                          len(entries), [], notes)
+                          len(entries), [], notes, visual_dir=str(visual_data) if visual_data is not None else None)
     texts_name = Path(str(texts)).name if texts is not None else "texts.json"
     if text_entries is not None:
         notes += [f"{texts_name}: episode {ep!r} has no entry in {name}" for ep in text_entries if ep not in entries]
         if context == "description":
             notes += [f"{name}: episode {ep!r} has no entry in {texts_name} (not needed: context is the description)"
                       for ep in entries if ep not in text_entries]
+    if visual_data is not None:
+        known = {episode.strip() for episode in entries}
+        notes += [f"{Path(visual_data).name}/{d.name}: no episode {d.name!r} in {name} (not used)"
+                  for d in sorted(Path(visual_data).iterdir()) if d.is_dir() and d.name not in known]
     seen: set[str] = set()
     for episode, entry in entries.items():
         if not isinstance(entry, dict):
@@ -564,10 +587,13 @@ def import_muma_tom(questions: str | Path, texts: str | Path | None = None, *, c
         answers = _numbered(entry.get("answers"), "answers", repairs) or {}
         labels = _numbered(entry.get("labels"), "labels", repairs) or {}
         ctx, ctx_flags = _contexts(episode, entry, text_entries, context, notes, name, texts_name)
+        media = episode_media(Path(visual_data), episode) if visual_data is not None else None
+        if media is not None:
+            result.media.append(media)
         numbers = sorted({*asked, *answers, *labels}, key=_number_order)
         for number in numbers:
             out = _question(episode, number, asked.get(number), answers.get(number), labels.get(number),
-                            ctx, ctx_flags, repairs, strict)
+                            ctx, ctx_flags, repairs, strict, media)
             if out.item is not None and out.item_id in seen:  # "a-1" + "2" and "a" + "1-2"
                 out.item, out.dropped = None, ["id: repeats an earlier question's id"]
             seen.add(out.item_id)
@@ -612,6 +638,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what each item's context is: the episode's description (default) or its text")
     parser.add_argument("--strict", action="store_true",
                         help="refuse flagged questions (parts that disagree or could not be read exactly)")
+    parser.add_argument("--visual-data", metavar="DIR", help="the benchmark's visual_data/ folder: each episode's "
+                        "keyframes and action track are stored with its questions")
     parser.add_argument("out", metavar="OUT", help="the suite file to write (JSON Lines); the report goes "
                         "to OUT.report.txt")
 
@@ -619,7 +647,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0: a suite was written; 1: no usable question; 2: the input cannot be used."""
     try:
-        result = import_muma_tom(args.questions, args.texts, context=args.context, strict=args.strict)
+        result = import_muma_tom(args.questions, args.texts, context=args.context, strict=args.strict,
+                                 visual_data=args.visual_data)
         report = write_suite(result, args.out)
     except MumaInputError as exc:
         print(terminal_text(f"error: {exc}"), file=sys.stderr)
