@@ -220,7 +220,7 @@ async def soak_reads(arena: Arena, reads: int, rate: float, matches: int, warmup
             if kind == 1:
                 return "list_matches", ["", "", "", 50]
             if kind == 2:
-                return "leaderboard", ["spy", 0, "all", "", False]
+                return "leaderboard", ["spy", 0, "all", "", False, False, ""]
             return "list_agents", []
 
         latencies: list[float] = []

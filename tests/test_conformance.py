@@ -11,6 +11,7 @@ import dataclasses
 import json
 import random
 import threading
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from space_app.core import GAMES, get_game
 from space_app.core.conformance import CHECKS, ConformanceError, check_determinism, check_no_leaks
 from space_app.leaderboard import board, columns
 from space_app.runner import SeatAgent
+from space_app.seat_health import DEFAULT_FAILING_AFTER
 from space_app.service import Arena, MatchPlan
 from space_app.store import Store
 from space_app.verify import verify_match
@@ -230,11 +232,18 @@ def test_garbage_crashing_and_hanging_agents_never_end_a_match(tmp_path, game):
     finally:
         hanging.release.set()
     assert record["status"] == "finished", record["error"]
-    statuses = {e["actor"]: set() for e in record["events"] if e["kind"] == "call"}
+    statuses: dict[str, set[str]] = {e["actor"]: set() for e in record["events"] if e["kind"] == "call"}
+    called: Counter[str] = Counter()
     for e in record["events"]:
-        if e["kind"] == "call":
-            statuses[e["actor"]].add(e["data"]["status"])
-    assert statuses[names[1]] == {"error"} and statuses[names[2]] == {"timeout"}
+        if e["kind"] == "call":  # a seat marked failing is no longer called: its turns are skipped
+            statuses[e["actor"]].add("skipped" if e["data"].get("skipped") else e["data"]["status"])
+            called[e["actor"]] += not e["data"].get("skipped")
+    assert statuses[names[1]] - {"skipped"} == {"error"} and statuses[names[2]] - {"skipped"} == {"timeout"}
+    for seat in names[1:3]:  # failing the same way N times in a row (the default 3) marks the seat failing
+        assert called[seat] <= DEFAULT_FAILING_AFTER
+        assert ("skipped" in statuses[seat]) == any(
+            e["kind"] == "degraded" and seat in (e["actor"], (e["data"] or {}).get("seat")) for e in record["events"])
+    assert "skipped" not in statuses[names[0]]  # unreadable replies are the agent's play, never "failing"
     assert "ok" not in statuses[names[0]] or "unparseable" in statuses[names[0]]
     assert verify_match(record).verdict == "identical", "bad agents' records verify too"
 

@@ -15,7 +15,8 @@ from browser_support import running_arena
 from space_app.config import ArenaConfig
 from space_app.ui.sessions import ArenaSessions, LeanSessionState
 
-READS = [("list_agents", []), ("list_matches", ["", "", "", 20]), ("leaderboard", ["spy", 0, "all", "", False])]
+READS = [("list_agents", []), ("list_matches", ["", "", "", 20]),
+         ("leaderboard", ["spy", 0, "all", "", False, False, ""])]
 
 
 def rest_call(http: httpx.Client, url: str, name: str, data: list[Any]) -> Any:
