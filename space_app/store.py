@@ -44,7 +44,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
 from .dbtypes import BigId, BigInt, Chars, LongText, json_for_postgresql
-from .store_error import StoreError
+from .store_error import StoreError, first_line
 
 if TYPE_CHECKING:  # the store keeps events as kind + JSON and reads no model
     from .core.events import Event
@@ -291,12 +291,6 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, **options)
 
 
-def _first_line(exc: BaseException) -> str:
-    inner = getattr(exc, "orig", None) or exc
-    lines = [x.strip() for x in str(inner).splitlines() if x.strip()]
-    return lines[0] if lines else type(inner).__name__
-
-
 def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                   settings: dict | None, tag: str, owner: str, rules: str) -> None:
     """A new match, running in this process, and its seats."""
@@ -318,7 +312,7 @@ class Store:
         try:
             self.engine: Engine = make_engine(self.url)
         except Exception as exc:  # noqa: BLE001 - a malformed URL or a missing driver: one line
-            raise StoreError(f"cannot open the store {shown_url(self.url)}: {_first_line(exc)}") from None
+            raise StoreError(f"cannot open the store {shown_url(self.url)}: {first_line(exc)}") from None
         try:
             self.schema_before = migrations.upgrade(self.engine)
         except migrations.NewerSchema as exc:
@@ -326,7 +320,7 @@ class Store:
             raise StoreError(f"cannot open the store {shown_url(self.url)}: {exc}") from None
         except DBAPIError as exc:
             self.engine.dispose()
-            raise StoreError(f"cannot open the store {shown_url(self.url)}: {_first_line(exc)}") from None
+            raise StoreError(f"cannot open the store {shown_url(self.url)}: {first_line(exc)}") from None
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
         self.aborted_on_open = self.abort_running() if recover else []
 

@@ -7,6 +7,13 @@ class StoreError(RuntimeError):
     is one line naming the store (credentials masked)."""
 
 
+def first_line(exc: BaseException) -> str:
+    """The driver's own first line of a database error (SQLAlchemy's wrapper left out)."""
+    inner = getattr(exc, "orig", None) or exc
+    lines = [x.strip() for x in str(inner).splitlines() if x.strip()]
+    return lines[0] if lines else type(inner).__name__
+
+
 def lost_store(exc: BaseException) -> str | None:
     """When `exc` is the database going away in the middle of a run (a server restarted, a
     connection cut), the driver's first line saying so; else None. Recognised by its class
@@ -15,8 +22,6 @@ def lost_store(exc: BaseException) -> str | None:
     while seen is not None:
         names = {c.__name__ for c in type(seen).__mro__}
         if "OperationalError" in names or "InterfaceError" in names:
-            inner = getattr(seen, "orig", None) or seen
-            lines = [x.strip() for x in str(inner).splitlines() if x.strip()]
-            return lines[0] if lines else type(inner).__name__
+            return first_line(seen)
         seen = seen.__cause__ or seen.__context__
     return None
