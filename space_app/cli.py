@@ -726,7 +726,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     b = sub.add_parser("bench", help="run an agent's answer over a question suite and print its accuracy")
-    b.add_argument("suite", help="a shipped suite (tom-household) or a .jsonl file in the suite format")
+    b.add_argument("suite", help="a shipped suite (tom-household), a .jsonl file in the suite format, or a folder a "
+                   "game reads as questions (a murder script folder: its CoE question sets, where it lies)")
     b.add_argument("--agent", required=True, help="agent spec, e.g. house:guess, house:smollm2, a registered id")
     b.add_argument("--limit", type=int, default=None,
                    help="a fixed sample of N questions spread over the file (a larger N includes a smaller one's)")

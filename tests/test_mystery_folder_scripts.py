@@ -117,3 +117,61 @@ def test_a_folder_path_from_anywhere_but_the_operator_is_refused_without_looking
     monkeypatch.setenv(SCRIPT_DIRS_ENV, str(tmp_path / "scripts"))
     game = get_game("mystery").make(4, 0, {"script": str(folder)})
     assert len(game.seats) == 4 and game.settings.script == str(folder.resolve())
+
+
+NAIVE, RANDOM = "house:mystery-naive", "house:mystery-random"
+
+
+def test_bench_asks_a_script_folders_questions_where_it_lies(tmp_path, capsys):
+    folder = folder_copy(tmp_path, "alder-bench")
+    db = tmp_path / "arena.db"
+    code = cli_main(["--db", str(db), "bench", str(folder), "--agent", NAIVE, "--limit", "4", "--json"])
+    assert code == 0, capsys.readouterr().err
+    scores = json.loads(capsys.readouterr().out)
+    assert scores["suite"] == "mystery-alder-bench" and scores["answered"] == 4
+    store = Store(str(db))
+    try:  # stored under the folder script's own id, apart from the shipped script's answers
+        assert len(store.answers("mystery-alder-bench", NAIVE)) == 4
+        assert store.answers("mystery-alder-playhouse", NAIVE) == []
+    finally:
+        store.close()
+
+
+def test_bench_refuses_a_folder_no_game_reads_and_a_folder_with_a_link(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli_main(["--db", str(tmp_path / "a.db"), "bench", str(empty), "--agent", NAIVE]) == 2
+    assert "holds no suite any game reads" in capsys.readouterr().err
+    folder = folder_copy(tmp_path, "alder-linked")
+    (folder / "notes.txt").symlink_to(tmp_path / "empty")
+    assert cli_main(["--db", str(tmp_path / "a.db"), "bench", str(folder), "--agent", NAIVE]) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "notes.txt" in err
+
+
+def test_bench_refuses_a_folder_whose_script_id_is_a_shipped_ones(tmp_path, capsys):
+    folder = folder_copy(tmp_path, "alder-playhouse")  # the shipped script's own id, outside the content
+    assert cli_main(["--db", str(tmp_path / "a.db"), "bench", str(folder), "--agent", NAIVE]) == 2
+    assert "which a shipped suite has" in capsys.readouterr().err
+
+
+def test_coe_and_coe_matrix_play_a_script_folder_with_its_character_count(tmp_path, capsys, monkeypatch):
+    folder = folder_copy(tmp_path, "alder-coe")
+    db = str(tmp_path / "coe.db")
+    monkeypatch.setenv("ARENA_DB", db)
+    code = cli_main(["--db", db, "coe", "--agent", NAIVE, "--scripts", str(folder), "--matches", "1",
+                     "--rounds", "1", "--quiz-limit", "1", "--murderer", RANDOM, "--json"])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads(capsys.readouterr().out)
+    assert report["scripts"] == [str(folder.resolve())] and report["played"] == 1
+    scores = {s["key"]: s for s in report["scores"]}
+    assert scores["lsu"]["n"] == 1 and len(scores["rp"]["matches"]) == 1
+    assert scores["spc"]["n"] > 0  # the folder script's key clues are read from the folder
+    code = cli_main(["--db", db, "coe-matrix", "--agents", f"{NAIVE},{RANDOM}", "--scripts", str(folder),
+                     "--matches", "1", "--rounds", "1", "--json"])
+    assert code == 0, capsys.readouterr().err
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert len(cells) == 4 and all(len(c["matches"]) == 1 for c in cells)
+    played = stored(Path(db))
+    assert len(played) == 5 and {len(m["seats"]) for m in played} == {4}
+    assert {m["settings"]["script"] for m in played} == {str(folder.resolve())}

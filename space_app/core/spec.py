@@ -381,6 +381,9 @@ class Extras:
     studies: Mapping[str, Study] = field(default_factory=dict)
     # the game's question sets, by suite id (python -m space_app bench ID, the Suites tab)
     quizzes: Mapping[str, QuizSet] = field(default_factory=dict)
+    # the question sets in a folder the operator names (`bench PATH`, e.g. a murder script played
+    # where it lies): (suite id, its set), or None when the folder is not one of this game's
+    folder_quizzes: Callable[[Path], tuple[str, QuizSet] | None] | None = None
     # the game's own commands for the headless CLI: name -> (help, main(argv, services) -> exit
     # code), e.g. mystery's validate-scripts; `python -m space_app NAME ...` passes the rest to main
     commands: Mapping[str, GameCommand] = field(default_factory=dict)

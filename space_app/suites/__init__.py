@@ -4,9 +4,11 @@ themselves (each a folder that generates its file, e.g. `tom_household`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core import GAMES
+from ..core.spec import QuizSet
 from .baselines import GuessAgent, OverlapAgent
 from .muma_tom import REPORT as MUMA_REPORT
 from .reference import cot_local, direct_local, limp_local
@@ -19,6 +21,7 @@ from .registry import (
     UnknownSuite,
     open_suite,
     register,
+    register_folder_reader,
     register_report,
     suite_games,
     suite_house_agents,
@@ -49,11 +52,28 @@ register(SuiteSource(
 # MuMA-ToM's table over stored runs of an imported MuMA-ToM file (the files are not shipped)
 register_report("muma", MUMA_REPORT)
 
-# every game's question sets (e.g. a murder script's CoE quizzes) are suites too
+
+
+def _quiz_source(suite_id: str, quiz: QuizSet, game: str) -> SuiteSource:
+    return SuiteSource(id=suite_id, title=quiz.title, path=None, game=game, describe=quiz.describe,
+                       types=quiz.types, items=quiz.items, rules=quiz.rules)
+
+
+def _folder_reader(game: str,
+                   read: Callable[[Path], tuple[str, QuizSet] | None]) -> Callable[[Path], SuiteSource | None]:
+    def reader(path: Path) -> SuiteSource | None:
+        found = read(path)
+        return None if found is None else _quiz_source(*found, game)
+    return reader
+
+
+# every game's question sets (e.g. a murder script's CoE quizzes) are suites too, and a folder a
+# game reads as question sets (a murder script folder) is a suite on the command line
 for _spec in GAMES.values():
     for _suite_id, _quiz in _spec.extras.quizzes.items():
-        register(SuiteSource(id=_suite_id, title=_quiz.title, path=None, game=_spec.id, describe=_quiz.describe,
-                             types=_quiz.types, items=_quiz.items, rules=_quiz.rules))
+        register(_quiz_source(_suite_id, _quiz, _spec.id))
+    if _spec.extras.folder_quizzes is not None:
+        register_folder_reader(_folder_reader(_spec.id, _spec.extras.folder_quizzes))
 
 __all__ = ["REPORTS", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register", "register_report",
            "suite_games", "suite_house_agents"]

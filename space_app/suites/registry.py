@@ -37,6 +37,9 @@ class SuiteSource:
 
 
 SUITES: dict[str, SuiteSource] = {}
+# readers of a folder the operator names as a suite (a game's question sets read where they lie,
+# e.g. a murder script folder): each returns the suite, or None when the folder is not its kind
+FOLDER_READERS: list[Callable[[Path], SuiteSource | None]] = []
 # a suite's paper-shaped report (`python -m space_app report NAME`), by report name
 REPORTS: dict[str, Report] = {}
 
@@ -57,6 +60,28 @@ def register_report(name: str, report: Report) -> Report:
         raise ValueError(f"report {name!r}: a unique name is needed")
     REPORTS[name] = report
     return report
+
+
+def register_folder_reader(reader: Callable[[Path], SuiteSource | None]) -> None:
+    FOLDER_READERS.append(reader)
+
+
+def _folder_suite(path: Path) -> Suite:
+    """A folder named on the command line (the API opens registered ids only): the first reader
+    that knows it builds the suite; its id must not be a registered suite's, whose stored
+    answers it would join."""
+    for reader in FOLDER_READERS:
+        source = reader(path)
+        if source is None:
+            continue
+        if source.id in SUITES:
+            raise UnknownSuite(f"the folder {path} gives the suite id {source.id!r}, which a shipped suite has: its "
+                               "answers would be stored with that suite's; give the folder's content another id")
+        assert source.items is not None
+        return Suite(source.id, source.game, load_items(source.items(), source.id), source.title,
+                     source.rules_text())
+    raise UnknownSuite(f"the folder {path} holds no suite any game reads (e.g. a murder script folder with its "
+                       "script.json)")
 
 
 def suite_games() -> tuple[str, ...]:
@@ -86,8 +111,8 @@ ALIASES = {"tom": "tom-household"}
 
 
 def open_suite(name: str) -> Suite:
-    """A registered suite by id (or a short alias), or a suite file by path (its id is the
-    file's stem)."""
+    """A registered suite by id (or a short alias), a suite file by path (its id is the
+    file's stem), or a folder a game reads as a suite (e.g. a murder script folder)."""
     name = ALIASES.get(name, name)
     if name in SUITES:
         source = SUITES[name]
@@ -97,6 +122,8 @@ def open_suite(name: str) -> Suite:
         assert source.path is not None
         return Suite(source.id, source.game, load_suite(source.path), source.title, source.rules_text())
     path = Path(name)
+    if path.is_dir():
+        return _folder_suite(path)
     if path.suffix in (".jsonl", ".json") or path.exists():
         if not path.is_file():
             raise UnknownSuite(f"no suite file {name!r}")
@@ -112,5 +139,5 @@ def open_suite(name: str) -> Suite:
                        "in the suite format)")
 
 
-__all__ = ["ALIASES", "REPORTS", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite", "register",
-           "register_report", "suite_games", "suite_house_agents"]
+__all__ = ["ALIASES", "FOLDER_READERS", "REPORTS", "SUITES", "Suite", "SuiteSource", "UnknownSuite", "open_suite",
+           "register", "register_folder_reader", "register_report", "suite_games", "suite_house_agents"]

@@ -11,6 +11,7 @@ question sets as suite items (`quizzes.py`) and the WhodunitBench importer (`who
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ from .events import KINDS, MysterySetup
 from .metrics import history, records, row
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
+from .scripts.script import Script
+from .scripts.validate import SCRIPT_FILE
 from .scripts.validate import main as validate_main
 from .view import VIEW, why_won
 from .whodunit import main as import_whodunit_main
@@ -96,18 +99,29 @@ def replay_note(match: dict[str, Any]) -> str | None:
     return None
 
 
+def _quiz_set(script: Script) -> QuizSet:
+    return QuizSet(
+        title=f"Murder mystery CoE quizzes: {script.title}",
+        describe=f"the closed questions of the script '{script.id}' ({script.language}): LSU on each "
+                 "character's script, TIU and MIU on its text-rich and media-rich image clues, MMR multi-hop "
+                 "reasoning tagged with its hops",
+        types=("lsu", "tiu", "miu", "mmr"),
+        items=lambda: suite_items(script))
+
+
 def _quizzes() -> dict[str, QuizSet]:
     """Each shipped script's CoE question sets as a suite (`mystery-<script id>`)."""
-    out = {}
-    for script_id, script in catalog().scripts.items():
-        out[f"mystery-{script_id}"] = QuizSet(
-            title=f"Murder mystery CoE quizzes: {script.title}",
-            describe=f"the closed questions of the script '{script_id}' ({script.language}): LSU on each "
-                     "character's script, TIU and MIU on its text-rich and media-rich image clues, MMR multi-hop "
-                     "reasoning tagged with its hops",
-            types=("lsu", "tiu", "miu", "mmr"),
-            items=lambda script=script: suite_items(script))
-    return out
+    return {f"mystery-{script_id}": _quiz_set(script) for script_id, script in catalog().scripts.items()}
+
+
+def _folder_quizzes(folder: Path) -> tuple[str, QuizSet] | None:
+    """A script folder named on the command line (`bench PATH`): its CoE question sets, read
+    where they lie (validated, a link in it refused, as when it is played)."""
+    if not (folder / SCRIPT_FILE).is_file():
+        return None
+    named = str(folder) if is_folder_path(str(folder)) else f".{os.sep}{folder}"  # a bare name is an id
+    script = get_script(allow_command_line(named))
+    return f"mystery-{script.id}", _quiz_set(script)
 
 
 METRIC_COLUMNS = (
@@ -176,6 +190,7 @@ SPEC = register(GameSpec(
     ),
     extras=Extras(
         quizzes=_quizzes(),
+        folder_quizzes=_folder_quizzes,
         commands={"validate-scripts": ("check murder-mystery script folders (default: the shipped ones) and name "
                                        "every problem by file, key and message", lambda argv, _: validate_main(argv)),
                   "import-whodunit": ("convert WhodunitBench release script folders (env_p_all.json, img/) into "

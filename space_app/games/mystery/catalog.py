@@ -84,7 +84,11 @@ def _plain(path: str | Path) -> str:
 def allow_command_line(script: str) -> str:
     """The `--script` shorthand: a folder named by the operator on the command line may be played."""
     if is_folder_path(script):
-        _COMMAND_LINE.update({_plain(script), _plain(Path(script).resolve())})
+        named = {_plain(script), _plain(Path(script).resolve())}
+        _COMMAND_LINE.update(named)
+        # and for the processes this one starts (a local Ray instance's workers play it too)
+        known = [d for d in os.environ.get(SCRIPT_DIRS_ENV, "").split(os.pathsep) if d]
+        os.environ[SCRIPT_DIRS_ENV] = os.pathsep.join(dict.fromkeys([*known, *sorted(named)]))
     return script
 
 

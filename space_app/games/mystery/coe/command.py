@@ -27,13 +27,14 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from ....core.spec import ArenaServices
 from ....safe_text import terminal_text
-from ..catalog import catalog, get_script
+from ..catalog import allow_command_line, catalog, get_script, is_folder_path
 from .judges import HEURISTIC_LABEL, HeuristicJudge, Judge, LLMJudge
 from .matrix import Matrix, matrix
 from .scores import Score, play_scores, quiz_scores
@@ -82,10 +83,22 @@ def make_judge(spec: str) -> Judge:
 
 
 def _scripts(text: str | None) -> list[str]:
+    """The scripts to play: shipped ids, or script folders' paths (named here on the command line,
+    so they may be read; kept as the whole path the matches store in their settings)."""
     ids = [s.strip() for s in (text or "").split(",") if s.strip()] or list(catalog().scripts)
+    out = []
     for script_id in ids:
+        if is_folder_path(script_id) and script_id not in catalog().scripts:
+            get_script(allow_command_line(script_id))  # a link in it is refused here, naming it
+            script_id = str(Path(script_id).resolve())
         get_script(script_id)  # an unknown id is refused with the shipped ones listed
-    return ids
+        out.append(script_id)
+    return out
+
+
+def _suite_id(script: str) -> str:
+    """Where a script's quiz answers are stored: by its id, wherever the script lies."""
+    return f"mystery-{get_script(script).id}"
 
 
 def _stored(store: Any, tag: str, script_id: str, innocents: str, murderer: str) -> list[dict[str, Any]]:
@@ -130,7 +143,7 @@ async def _play(services: ArenaServices, arena: Any, plans: list[Any], concurren
 
 def _quiz_sample(services: ArenaServices, script_id: str, limit: int | None) -> Any:
     """The script's suite with `limit` questions of each type (a fixed sample, see `first_n`)."""
-    suite = services.open_suite(f"mystery-{script_id}")
+    suite = services.open_suite(script_id if is_folder_path(script_id) else _suite_id(script_id))
     if not limit:
         return suite
     chosen = []
@@ -155,7 +168,7 @@ async def _quizzes(services: ArenaServices, arena: Any, agent: str, scripts: lis
         rows += [r for r in arena.store.answers(suite.id, agent) if r["item_id"] in wanted]
         tags.update(wanted)
         offered.update({i.id: len(i.options) for i in suite.loaded.items})
-    return quiz_scores(rows, tags, [f"mystery-{s}" for s in scripts], offered)
+    return quiz_scores(rows, tags, [_suite_id(s) for s in scripts], offered)
 
 
 def run_coe(services: ArenaServices, arena: Any, agent: str, *, scripts: list[str], judge: Judge, matches: int = 3,
@@ -233,7 +246,8 @@ def coe_main(argv: list[str], services: ArenaServices) -> int:
     p = argparse.ArgumentParser(prog="python -m space_app coe", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", required=True, help="agent spec, e.g. house:mystery-naive, house:smollm2")
-    p.add_argument("--scripts", help="comma list of script ids (default: every shipped script)")
+    p.add_argument("--scripts", help="comma list of script ids or script folders' paths (default: every shipped "
+                   "script)")
     p.add_argument("--judge", default="heuristic", help="heuristic (default), local (the embedded SmolLM2), "
                    "or openai:MODEL (OPENAI_BASE_URL, OPENAI_API_KEY)")
     p.add_argument("--matches", type=int, default=3, help="matches per script (default 3)")
@@ -289,7 +303,8 @@ def matrix_main(argv: list[str], services: ArenaServices) -> int:
     p = argparse.ArgumentParser(prog="python -m space_app coe-matrix", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agents", required=True, help="comma list of agent specs")
-    p.add_argument("--scripts", help="comma list of script ids (default: every shipped script)")
+    p.add_argument("--scripts", help="comma list of script ids or script folders' paths (default: every shipped "
+                   "script)")
     p.add_argument("--matches", type=int, default=2, help="matches per pair and script (default 2)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--concurrency", type=int, default=4)

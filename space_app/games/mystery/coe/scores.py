@@ -25,11 +25,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from ....stats import Rate, mean_interval
-from ..catalog import catalog
+from ..catalog import UnknownScript, catalog, get_script, is_folder_path
 from ..events import KINDS, MysterySetup, Reasoning, Silence, Speech, Start
 from ..metrics import records
 from ..rules import MURDERER
-from ..scripts.script import UNKNOWN_DEPTH
+from ..scripts.script import UNKNOWN_DEPTH, Script
 from .judges import Judge, Seat, Verdict
 from .verdicts import VerdictBook
 
@@ -84,16 +84,28 @@ def seat_of(match: dict[str, Any], seat: str) -> Seat:
     reasoning = next((e.text for e in reversed(events) if isinstance(e, Reasoning) and e.actor == seat), "")
     silences = sum(isinstance(e, Silence) and e.actor == seat for e in events)
     script_id = str((match.get("settings") or {}).get("script") or start.script or "")
-    shipped = catalog().scripts.get(script_id)
-    role = next((r for r in shipped.roles if r.name == seat), None) if shipped else None
+    played = _script(script_id)
+    role = next((r for r in played.roles if r.name == seat), None) if played else None
     characters = [str(c.get("name", "")) for c in start.characters if c.get("name")]
     return Seat(character=seat, introduction=intro, language=start.language or "en", said=said,
                 silences=silences, reasoning=reasoning, script=role.script if role else "", characters=characters)
 
 
+def _script(script_id: str) -> Script | None:
+    """The script a match was played on: shipped, or read again from its folder; None when it is
+    no longer shipped or its folder cannot be read now."""
+    if script_id in catalog().scripts or not is_folder_path(script_id):
+        return catalog().scripts.get(script_id)
+    try:
+        return get_script(script_id)
+    except UnknownScript:
+        return None
+
+
 def _key_clues(script_id: str, character: str) -> list[str] | None:
-    """The clue statements of the character's script; None when the script is no longer shipped."""
-    script = catalog().scripts.get(script_id)
+    """The clue statements of the character's script; None when the script is no longer shipped
+    (or its folder cannot be read now)."""
+    script = _script(script_id)
     if script is None:
         return None
     role = next((r for r in script.roles if r.name == character), None)
