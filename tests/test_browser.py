@@ -558,6 +558,49 @@ def test_a_murder_mystery_replay_shows_its_panels_and_keeps_scripts_private(page
     assert pictures.first.evaluate("img => img.decode().then(() => img.naturalWidth)") > 100  # a real picture
 
 
+def test_an_operators_extra_script_folder_is_offered_in_play_and_played_there(page, arena_url, tmp_path,
+                                                                              monkeypatch):
+    """A script folder under ARENA_SCRIPT_DIRS appears in Play's script choice beside the shipped
+    ones; picking it sets the seats to its characters, and the match is played on it."""
+    import shutil
+
+    from gradio_client import Client
+    from playwright.sync_api import expect
+
+    from space_app.games.mystery.catalog import SCRIPT_DIRS_ENV, catalog
+
+    folder = tmp_path / "scripts" / "alder-extra"
+    shutil.copytree(catalog().folders["alder-playhouse"], folder)
+    data = json.loads((folder / "script.json").read_text(encoding="utf-8"))
+    data.update(id="alder-extra", title="The Extra Playhouse")
+    (folder / "script.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setenv(SCRIPT_DIRS_ENV, str(tmp_path / "scripts"))
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    expect(page.locator("#play-choice")).to_be_hidden()  # Who is the Spy has no such choice
+    choose(page, "#play-game", "Murder mystery")
+    expect(page.locator("#play-choice")).to_be_visible()
+    page.locator("#play-choice input").click()
+    options = page.get_by_role("option")
+    expect(options.filter(has_text="The Perseid Night at Larkspur")).to_have_count(1)  # the shipped ones
+    label = "The Extra Playhouse · 4 · alder-extra"
+    page.get_by_role("option", name=label, exact=True).click()
+    expect(page.locator("#play-choice input")).to_have_value(label)
+    expect(page.locator("#play-players input[type=number]")).to_have_value("4")
+    characters = [r["name"] for r in data["roles"]]
+    for i, name in enumerate(characters):
+        expect(page.locator(f"#seat-{i} label, #seat-{i} span[data-testid='block-info']").first).to_contain_text(name)
+    expect(page.locator("#seat-4")).to_be_hidden()
+    screenshot(page, "play-extra-script")
+    page.locator("#start-match").click()
+    status = page.locator("#play-status")
+    expect(status).to_contain_text("Finished", timeout=4 * WAIT)
+    match_id = MATCH_ID.search(status.inner_text()).group(1)
+    played = Client(arena_url, verbose=False).predict(match_id, "", api_name="/get_match")
+    assert played["settings"]["script"] == str(folder.resolve())
+    assert len(played["seats"]) == 4 and played["status"] == "finished"
+
+
 def test_the_header_links_the_api_page_and_the_footer_is_not_hidden(page, arena_url):
     from playwright.sync_api import expect
 

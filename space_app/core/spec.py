@@ -321,6 +321,20 @@ class Metrics:
 
 
 @dataclass(frozen=True)
+class PlayChoice:
+    """A setting a visitor picks in the Play tab beside the seats (e.g. which murder script):
+    its key in the settings, its label by language, and its choices in a language (label,
+    value), the first being the default. The seats and their count follow the choice."""
+
+    setting: str
+    labels: Mapping[str, str]  # language -> the control's label; "en" at least
+    choices: Callable[[str], list[tuple[str, str]]]
+
+    def label(self, language: str) -> str:
+        return self.labels.get(language, self.labels["en"])
+
+
+@dataclass(frozen=True)
 class Presentation:
     """How the game is shown beyond the generic transcript: replay panels, the winner's reason,
     pictures, words for its values in other languages and its results page. Read by the UI."""
@@ -342,6 +356,8 @@ class Presentation:
     # it was shown, its private information) -> titled texts, shown live to the person in the
     # seat and in that seat's replay; None: what it was told and its private documents as they are
     documents: DocumentsHook | None = None
+    # a setting picked in the Play tab beside the seats (a murder script); None: the game has none
+    play_choice: PlayChoice | None = None
 
     def seat_documents(self, view: SeatView) -> list[SeatDocument]:
         """The documents `view`'s seat may read: the game's hook, else its plain private reading."""
@@ -490,5 +506,5 @@ def check_spec(spec: GameSpec) -> None:
 
 __all__ = ["GENERIC_COLUMNS", "AgentKind", "ArenaServices", "Extras", "Facts", "GameCommand", "GameSpec",
            "GameSpecError", "HouseAgent", "HouseAgents", "MatchStore", "MetricColumn", "Metrics", "Panel",
-           "Presentation", "QuizSet", "ReplayView", "ResultsPage", "ResultsScope", "ResultsSection", "Rules", "Study",
-           "Tournaments", "check_spec"]
+           "PlayChoice", "Presentation", "QuizSet", "ReplayView", "ResultsPage", "ResultsScope", "ResultsSection",
+           "Rules", "Study", "Tournaments", "check_spec"]

@@ -159,14 +159,40 @@ YOU = "(you)"  # the seat dropdown's value where the person sits
 SEATS_QUEUE: dict[str, Any] = {"concurrency_id": "play-seats", "concurrency_limit": 1}  # see build_play_tab
 
 
+def table_settings(spec: GameSpec, lang: str, picked: str | None = None) -> dict[str, Any]:
+    """The settings the Play tab sets: the language, and the game's own choice (a murder
+    script) when one is picked."""
+    choice = spec.presentation.play_choice
+    return {"language": lang, **({choice.setting: picked} if choice is not None and picked else {})}
+
+
+def picked_choice(spec: GameSpec, lang: str, picked: str | None) -> str:
+    """The game's Play choice (a murder script) if it is still offered in `lang`, else the default."""
+    choice = spec.presentation.play_choice
+    if choice is None:
+        return ""
+    values = [value for _, value in choice.choices(lang)]
+    return picked if picked in values else (values[0] if values else "")
+
+
+def choice_update(spec: GameSpec, lang: str, picked: str | None = None) -> Any:
+    """The Play choice control for a game: its label and choices in `lang`; hidden when the game has none."""
+    choice = spec.presentation.play_choice
+    if choice is None:
+        return gr.update(visible=False, choices=[], value=None)
+    return gr.update(visible=True, label=choice.label(lang), choices=choice.choices(lang),
+                     value=picked_choice(spec, lang, picked))
+
+
 def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None,
-                 lang: str = "en", mine: str | None = None) -> list[Any]:
+                 lang: str = "en", mine: str | None = None, picked: str | None = None) -> list[Any]:
     """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
     the game, the rest hidden; a choice that no longer fits falls back to random fill; the
     seat a person takes (`mine`) shows 'you'."""
     spec = get_game(game_id)
     n = max(spec.facts.min_players, min(int(players or spec.facts.default_players), spec.facts.max_players))
-    names = spec.facts.seat_names(n, {"language": lang})  # a murder script's characters in that language
+    # a murder script's characters (the one picked, or one of that language and count)
+    names = spec.facts.seat_names(n, table_settings(spec, lang, picked))
     choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *agent_choices(api, game_id)]
     values = [value for _, value in choices]
     demo = list(spec.house.demo) or [RANDOM_FILL]
@@ -261,6 +287,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 seed = words(gr.Textbox(value="", label=text("en", "play.seed"), max_length=12,
                                         placeholder=text("en", "play.seed_placeholder")),
                              label="play.seed", placeholder="play.seed_placeholder")
+            # the game's own choice (a murder script: shipped, or from the operator's folders)
+            initial_choice = choice_update(default, "en")
+            picked = gr.Dropdown(choices=initial_choice.get("choices", []), value=initial_choice.get("value"),
+                                 label=initial_choice.get("label", ""), visible=initial_choice.get("visible", False),
+                                 allow_custom_value=False, elem_id="play-choice")
             table = default.facts
             players = words(gr.Slider(table.min_players, table.max_players, value=table.default_players,
                                       step=1, label=text("en", "play.players"), elem_id="play-players"),
@@ -307,51 +338,68 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             result = gr.Markdown("", elem_id="play-result")
             my_calls = gr.HTML("", elem_id="play-my-calls")  # a person's own calls (theirs alone)
 
-    def reshape(game_id: str, n: float, lang: str, *current: str):
-        spec = get_game(game_id)
+    def reshape(game_id: str, n: float, lang: str, chosen: str | None, *current: str):
+        """The seats for `n` players; a picked choice (a murder script) that calls for another
+        count gives way to the default, which picks by count."""
+        spec, lang = get_game(game_id), normal(lang)
         n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
-        names = spec.facts.seat_names(n, {"language": normal(lang)})
+        chosen = picked_choice(spec, lang, chosen)
+        if chosen and spec.facts.players_by_default(table_settings(spec, lang, chosen)) != n:
+            chosen = picked_choice(spec, lang, "")
+        names = spec.facts.seat_names(n, table_settings(spec, lang, chosen))
         return (gr.update(minimum=spec.facts.min_players, maximum=spec.facts.max_players, value=n),
-                gr.update(choices=my_seat_choices(normal(lang), names), value=WATCH_ONLY),
-                *seat_updates(api, game_id, n, list(current), normal(lang)))
+                gr.update(choices=my_seat_choices(lang, names), value=WATCH_ONLY),
+                *seat_updates(api, game_id, n, list(current), lang, picked=chosen), choice_update(spec, lang, chosen))
 
     def on_game(game_id: str, lang: str, *current: str):
         """The game's seats, and its languages: a game played only in English switches the
         page to English (the control is the game's language)."""
         spec = get_game(game_id)
         lang = lang if lang in spec.rules.languages else spec.rules.languages[0]
-        return (*reshape(game_id, spec.facts.players_by_default({"language": lang}), lang, *current),
+        chosen = picked_choice(spec, lang, "")
+        return (*reshape(game_id, spec.facts.players_by_default(table_settings(spec, lang, chosen)), lang, chosen,
+                         *current),
                 game_languages(spec, lang))
 
-    shaped = [players, my_seat, *seat_dropdowns]
+    def on_choice(game_id: str, lang: str, chosen: str, *current: str):
+        """A picked choice (a murder script) sets the player count it calls for and its seats."""
+        spec, lang = get_game(game_id), normal(lang)
+        n = spec.facts.players_by_default(table_settings(spec, lang, chosen))
+        return reshape(game_id, n, lang, chosen, *current)
+
+    shaped = [players, my_seat, *seat_dropdowns, picked]
     # every update of the seats runs in one queue, in the order the page sent them: the seat
     # refresh the page sends on load (with the first game) cannot land after the visitor's
     # choice of game and draw the first game's seats under it
     game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private",
                 **SEATS_QUEUE)
-    players.release(reshape, [game, players, language, *seat_dropdowns], shaped, api_visibility="private",
+    players.release(reshape, [game, players, language, picked, *seat_dropdowns], shaped, api_visibility="private",
                     **SEATS_QUEUE)
+    picked.input(on_choice, [game, language, picked, *seat_dropdowns], shaped, api_visibility="private",
+                 **SEATS_QUEUE)
 
-    def reword_seats(game_id: str, n: float, lang: str, mine: str, *current: str):
+    def reword_seats(game_id: str, n: float, lang: str, mine: str, chosen: str | None, *current: str):
         """The seats in the new language: their labels, 'watch only', and where the language
         picks other seats (a murder script of that language: its characters, its count) those;
         every choice that still fits is kept."""
         spec, lang = get_game(game_id), normal(lang)
+        chosen = picked_choice(spec, lang, chosen)  # a script in the other language is not offered
+        settings = table_settings(spec, lang, chosen)
         if spec.facts.players_for is not None:
-            n = spec.facts.players_by_default({"language": lang})
-        names = spec.facts.seat_names(int(n), {"language": lang})
+            n = spec.facts.players_by_default(settings)
+        names = spec.facts.seat_names(int(n), settings)
         mine = mine if mine in names else WATCH_ONLY
         return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names), value=mine),
-                *seat_updates(api, game_id, n, list(current), lang, mine))
+                *seat_updates(api, game_id, n, list(current), lang, mine, chosen), choice_update(spec, lang, chosen))
 
-    language.change(reword_seats, [game, players, language, my_seat, *seat_dropdowns],
-                    [players, my_seat, *seat_dropdowns], api_visibility="private", **SEATS_QUEUE)
+    language.change(reword_seats, [game, players, language, my_seat, picked, *seat_dropdowns],
+                    [players, my_seat, *seat_dropdowns, picked], api_visibility="private", **SEATS_QUEUE)
 
-    def take_seat(game_id: str, n: float, lang: str, mine: str, *current: str):
+    def take_seat(game_id: str, n: float, lang: str, mine: str, chosen: str | None, *current: str):
         """'you' in the seat the person takes; the seat they leave offers agents again."""
-        return seat_updates(api, game_id, n, list(current), normal(lang), mine)
+        return seat_updates(api, game_id, n, list(current), normal(lang), mine, chosen)
 
-    my_seat.input(take_seat, [game, players, language, my_seat, *seat_dropdowns], seat_dropdowns,
+    my_seat.input(take_seat, [game, players, language, my_seat, picked, *seat_dropdowns], seat_dropdowns,
                   api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
@@ -374,7 +422,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
 
     # `request` comes first: Gradio injects it by position, and cannot after `*seats`
     async def run(request: gr.Request, game_id: str, lang: str, seed_value: str, n_players: float, mine: str,
-                  name: str, *seats: str):
+                  name: str, table_choice: str | None, *seats: str):
         lang = normal(lang)
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
@@ -383,7 +431,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
                "seed": seed_of(seed_value),
-               "settings": {"language": lang, "players": n}}
+               "settings": {**table_settings(spec, lang, table_choice), "players": n}}
         try:
             person = mine in spec.facts.seat_names(n, req["settings"])
             # a seat by URL is checked by resolving its name: off the event loop
@@ -487,7 +535,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
 
     live_outputs = [status, transcript, prompt, turn_box, result, reply_row, choice_row, *choice_buttons, my_calls,
                     documents]
-    start.click(run, [game, language, seed, players, my_seat, nickname, *seat_dropdowns], live_outputs,
+    start.click(run, [game, language, seed, players, my_seat, nickname, picked, *seat_dropdowns], live_outputs,
                 concurrency_limit=None, api_visibility="private")
 
     def stop_match(lang: str, request: gr.Request) -> str:
@@ -534,11 +582,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                      api_visibility="private")
     prompt.change(None, None, None, js=SHOW_QUESTION_JS)
 
-    def refresh(game_id: str, n: float, lang: str, *current: str):
+    def refresh(game_id: str, n: float, lang: str, chosen: str | None, *current: str):
         """Newly registered agents appear in the dropdowns (those that play this game), their
         ids known to the page for hovering."""
-        return *seat_updates(api, game_id, n, list(current), normal(lang)), agent_ids_html(api)
+        return *seat_updates(api, game_id, n, list(current), normal(lang), picked=chosen), agent_ids_html(api)
 
     return {"status": status, "refresh": refresh, "refresh_queue": SEATS_QUEUE,
-            "refresh_inputs": [game, players, language, *seat_dropdowns],
+            "refresh_inputs": [game, players, language, picked, *seat_dropdowns],
             "refresh_outputs": [*seat_dropdowns, agent_ids], "language": language}

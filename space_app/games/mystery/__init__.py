@@ -25,6 +25,7 @@ from ...core.spec import (
     HouseAgents,
     MetricColumn,
     Metrics,
+    PlayChoice,
     Presentation,
     QuizSet,
     Rules,
@@ -38,6 +39,7 @@ from .catalog import (
     catalog,
     dealt_roles,
     default_script_id,
+    extra_scripts,
     get_script,
     image_path,
     is_folder_path,
@@ -69,6 +71,14 @@ def _players_for(settings: Mapping[str, Any]) -> int:
         return len(get_script(str(script)).roles)
     except (UnknownScript, ValueError):
         return _default_players()
+
+
+def script_choices(language: str) -> list[tuple[str, str]]:
+    """The scripts Play offers in `language`: "any script with that many characters" (the
+    first of the player count's), each shipped one by id, then those under ARENA_SCRIPT_DIRS by path."""
+    named = [(f"{s.title} · {len(s.roles)}", i) for i, s in catalog().scripts.items() if s.language == language]
+    extra = [(f"{s.title} · {len(s.roles)} · {Path(path).name}", path) for path, s in extra_scripts(language).items()]
+    return [("按人数自动选择" if language == "zh" else "any, by player count", ""), *named, *extra]
 
 
 def _default_players() -> int:
@@ -178,6 +188,7 @@ SPEC = register(GameSpec(
         value_words={"zh": {"murderer": "凶手", "innocent": "无辜者", "innocents": "无辜者一方", "draw": "平局",
                             "role": "身份", "side": "阵营"}},
         results=results_page,
+        play_choice=PlayChoice(setting="script", labels={"en": "Script", "zh": "剧本"}, choices=script_choices),
     ),
     house=HouseAgents(
         agents={

@@ -28,7 +28,8 @@ from .scripts.script import Script
 from .scripts.validate import CONTENT_DIR, SCRIPT_FILE, load_script, script_folders
 
 __all__ = ["Catalog", "ShippedMysteryGame", "ShippedSettings", "UnknownScript", "catalog", "default_script_id",
-           "allow_command_line", "get_script", "image_path", "is_folder_path", "seat_names", "shipped_ids"]
+           "allow_command_line", "extra_scripts", "get_script", "image_path", "is_folder_path", "seat_names",
+           "shipped_ids"]
 
 
 class UnknownScript(ValueError):
@@ -131,6 +132,24 @@ def _folder_script(folder: str) -> Script:
         raise UnknownScript(f"the script folder {folder} cannot be played: {exc}") from None
     _PLAYED_FOLDERS.setdefault(script.id, (script, path))  # its image clues, for image_path
     return script
+
+
+def extra_scripts(language: str | None = None) -> dict[str, Script]:
+    """The scripts in the folders the operator names in ARENA_SCRIPT_DIRS (each a script folder or
+    a folder of them), by resolved path, in `language` if given: offered in Play beside the shipped
+    ones. A folder that does not validate (or holds a link) is left out; `validate-scripts` names why."""
+    found: dict[str, Script] = {}
+    for root in (d for d in os.environ.get(SCRIPT_DIRS_ENV, "").split(os.pathsep) if d):
+        for folder in script_folders(Path(root)) if Path(root).is_dir() else []:
+            if not (folder / SCRIPT_FILE).is_file() or _plain(folder) in found:
+                continue
+            try:
+                script = get_script(_plain(folder))
+            except UnknownScript:
+                continue
+            if language is None or script.language == language:
+                found[_plain(folder.resolve())] = script
+    return found
 
 
 # scripts played from a folder in this process, by id: their image clues resolve as shipped ones do
