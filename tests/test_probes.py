@@ -179,3 +179,21 @@ def test_a_probed_match_is_stored_verified_and_reported(tmp_path, capsys) -> Non
     out = capsys.readouterr().out
     assert "house:heuristic" in out and "Brier" in out and "reliability: house:heuristic" in out
     assert cli_main(["--db", db, "probes", "--by", "seat"]) == 2  # a clear refusal, naming the choices
+
+
+def test_a_spec_with_probes_needs_the_setting_and_a_game_without_them_refuses_it() -> None:
+    from dataclasses import replace
+
+    from pydantic import BaseModel
+
+    from space_app.core.probes import with_probes
+    from space_app.core.spec import GameSpecError, check_spec
+
+    class NoProbes(BaseModel):
+        players: int = 6
+
+    spec = get_game("spy")
+    with pytest.raises(GameSpecError, match="'probes' setting"):
+        check_spec(replace(spec, rules=replace(spec.rules, settings_class=NoProbes)))
+    with pytest.raises(ValueError, match="has no belief probes"):
+        with_probes(spec.make(6, 1), None, "spy")

@@ -457,6 +457,8 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: rules.game_class must be a Game subclass")
     if not (isinstance(rules.settings_class, type) and issubclass(rules.settings_class, BaseModel)):
         raise GameSpecError(f"{where}: rules.settings_class must be a pydantic model")
+    if rules.probes is not None and "probes" not in rules.settings_class.model_fields:
+        raise GameSpecError(f"{where}: rules.probes needs a 'probes' setting (off by default) to turn them on")
     if not callable(metrics.records):
         raise GameSpecError(f"{where}: metrics.records (a match's per-seat records) is missing")
     if not callable(metrics.row):
