@@ -197,3 +197,11 @@ def test_a_spec_with_probes_needs_the_setting_and_a_game_without_them_refuses_it
         check_spec(replace(spec, rules=replace(spec.rules, settings_class=NoProbes)))
     with pytest.raises(ValueError, match="has no belief probes"):
         with_probes(spec.make(6, 1), None, "spy")
+
+
+def test_chinese_replies_are_read() -> None:
+    names = ["林舒", "周岩", "陈默"]
+    assert read_belief("我认为周岩是凶手。", names).belief == {"林舒": 0.0, "周岩": 1.0, "陈默": 0.0}
+    got = read_belief("林舒：20％，周岩：0.8，王五：0.1", names)
+    assert got.belief == pytest.approx({"林舒": 0.2, "周岩": 0.8, "陈默": 0.0})
+    assert got.dropped == ["王五"]

@@ -20,9 +20,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Shape = Literal["one", "each"]
-_NUMBER = r"(\d+(?:\.\d+)?|\.\d+)\s*(%)?"
+_NUMBER = r"(\d+(?:\.\d+)?|\.\d+)\s*([%％])?"
 # a name-like token followed by ':' or '=' and a number, to report names that are no candidate
-_PAIR = re.compile(r"([^\s,;:={}\[\]\"'()]+)\s*[:=]\s*" + _NUMBER)
+_PAIR = re.compile(r"([^\s,;:：，、={}\[\]\"'()]+)\s*[:=：]\s*" + _NUMBER)
 
 
 class BeliefReading(BaseModel):
@@ -34,7 +34,10 @@ class BeliefReading(BaseModel):
 
 
 def _name_pattern(name: str) -> str:
-    # a name not inside a longer one: P1 is not read in P10
+    # a name not inside a longer one: P1 is not read in P10; Chinese writes no spaces between
+    # words, so a name in Chinese characters is read wherever it stands
+    if not name.isascii():
+        return re.escape(name)
     return r"(?<![\w])" + re.escape(name) + r"(?![\w])"
 
 
@@ -80,7 +83,7 @@ def _json_number(raw: object) -> float | None:
 def _from_text(text: str, candidates: list[str]) -> tuple[dict[str, float], list[str]]:
     weights: dict[str, float] = {}
     for name in candidates:
-        found = re.search(_name_pattern(name) + r"\s*(?:[:=]|is|-)?\s*" + _NUMBER, text, re.IGNORECASE)
+        found = re.search(_name_pattern(name) + r"\s*(?:[:=：]|is|是|-)?\s*" + _NUMBER, text, re.IGNORECASE)
         if found:
             weights[name] = _weight(found.group(1), found.group(2))
     folded = {c.casefold() for c in candidates}
