@@ -205,3 +205,14 @@ def test_chinese_replies_are_read() -> None:
     got = read_belief("林舒：20％，周岩：0.8，王五：0.1", names)
     assert got.belief == pytest.approx({"林舒": 0.2, "周岩": 0.8, "陈默": 0.0})
     assert got.dropped == ["王五"]
+
+
+@pytest.mark.parametrize("game", ["avalon", "mystery", "werewolf"])
+def test_probed_matches_of_every_game_replay_identically(game: str, tmp_path, capsys) -> None:
+    db = str(tmp_path / "arena.db")
+    assert cli_main(["--db", db, "match", game, "--probes", "--seed", "2"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--db", db, "verify", "--all"]) == 0
+    assert "1 identical" in capsys.readouterr().out
+    assert cli_main(["--db", db, "probes", "--game", game, "--by", "question"]) == 0
+    assert "unreadable" in capsys.readouterr().out
