@@ -216,3 +216,22 @@ def test_probed_matches_of_every_game_replay_identically(game: str, tmp_path, ca
     assert "1 identical" in capsys.readouterr().out
     assert cli_main(["--db", db, "probes", "--game", game, "--by", "question"]) == 0
     assert "unreadable" in capsys.readouterr().out
+
+
+def test_avalons_rule_bot_answers_from_its_own_belief_state() -> None:
+    from space_app.games.avalon.beliefs import belief, knowledge_of, read_record
+
+    spec = get_game("avalon")
+    bot = spec.house.agents["house:avalon-rules"].build()
+    repliers = {seat: (lambda s, obs: bot.act(obs).text) for seat in spec.facts.seat_names(6)}
+    played = self_play(spec, 3, repliers, settings={"probes": True})
+    asked = [obs for seat in played.game.seats for obs in played.seen[seat] if probe_question(obs) == "evil"]
+    answered = {(e.actor, e.moment): e for e in played.game.events if isinstance(e, Probe) and e.question == "evil"}
+    assert asked and len(answered) == len(asked)
+    for obs in asked:
+        record = read_record(obs)
+        held = belief(record, knowledge_of(obs, record)).p_evil()
+        moment = f"after quest {len(record.quests)}"
+        got = answered[(obs.you, moment)]
+        assert got.belief == pytest.approx({s: held.get(s, 0.0) for s in obs.seats if s != obs.you}, abs=1e-3)
+        assert sum(got.belief.values()) == pytest.approx(got.count)
