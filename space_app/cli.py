@@ -73,13 +73,15 @@ def _closing(engine: Any) -> Any:
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    """Settings from --language, the games' file settings (e.g. --pairs FILE), their
+    """Settings from --language, --probes, the games' file settings (e.g. --pairs FILE), their
     shorthands (e.g. --pair tea/coffee) and --settings JSON, in that order."""
     from .core import GAMES
 
     settings: dict[str, Any] = {}
     if getattr(args, "language", None):
         settings["language"] = args.language
+    if getattr(args, "probes", False):
+        settings["probes"] = True
     for spec in GAMES.values():
         for key, (_, parse) in spec.rules.setting_shorthands.items():
             value = getattr(args, key, None)
@@ -99,6 +101,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_setting_args(p: argparse.ArgumentParser, faces: list[GameFace]) -> None:
     p.add_argument("--language", choices=["en", "zh"])
+    p.add_argument("--probes", action="store_true", help="ask every seat belief probes at the game's moments, "
+                   "in private (who is the spy, evil, the murderer, a wolf); see `probes` and docs/methodology.md")
     seen: set[str] = set()
     for face in faces:
         for key, text in face.shorthands:
@@ -422,6 +426,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if counts.get("differs", 0) == 0 else 1
 
 
+def cmd_probes(args: argparse.Namespace) -> int:
+    from .probe_report import calibration, scored_probes, summarise
+    from .stats import Rate
+    from .store import Store
+
+    store = Store(args.db, recover=False)
+    by = [name.strip() for name in args.by.split(",") if name.strip()]
+    probes = [p for match in store.iter_matches(args.game, tag=args.tag) for p in scored_probes(match)]
+    if not probes:
+        say(f"no belief probes in the {args.game or 'stored'} matches" + (f" tagged {args.tag!r}" if args.tag else "")
+            + ": play matches with probes on, e.g. python -m space_app match spy --probes")
+        return 0
+    rows = summarise(probes, by)
+    for row in rows:
+        for key in ("brier", "log_loss", "top1"):
+            row[f"{key}_shown"] = figure(row, key)
+    say(render(rows, [*by, "brier_shown", "log_loss_shown", "top1_shown", "asked", "unreadable"],
+               [*by, "Brier (95% CI, n)", "log loss (95% CI, n)", "top guess (95% CI, n)", "asked", "unreadable"]))
+    if args.calibration:
+        for key, bins in calibration(probes, by[:1] or ["agent"]).items():
+            say(f"\nreliability: {' / '.join(key)}")
+            shown = [{"p": f"{b.low:.1f}-{b.high:.1f}", "n": b.n, "mean_p": b.mean_p,
+                      "observed": figure(Rate(b.hits, b.n).to_dict("f"), "f")} for b in bins]
+            say(render(shown, ["p", "n", "mean_p", "observed"], ["p", "n", "mean p", "observed (95% CI, n)"]))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .suites import open_suite
 
@@ -700,6 +731,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     lb.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
                    "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
     lb.set_defaults(func=cmd_leaderboard)
+
+    pr = sub.add_parser("probes", help="belief probes of stored matches scored against the truth: Brier score, "
+                        "log loss and top-guess accuracy per agent, role, moment and question, with 95%% intervals")
+    pr.add_argument("--game", choices=games, default=None, help="one game's matches (default: every game)")
+    pr.add_argument("--tag", default=None, help="only matches with this tag")
+    pr.add_argument("--by", default="agent,role,moment,question",
+                    help="how rows are grouped: a comma list of agent, role, moment, question (default: all four)")
+    pr.add_argument("--calibration", action="store_true", help="also print the reliability diagram (forecasts "
+                    "binned by probability, the observed frequency beside their mean) of each group's first key")
+    pr.set_defaults(func=cmd_probes)
 
     studies = sorted({name for face in faces for name in face.studies})
     x = sub.add_parser("experiment", help="run a game's studies and print their tables")

@@ -264,7 +264,35 @@ class Setup(Event):
     style: ClassVar[Style] = "spoiler"
 
 
-GENERIC_KINDS: tuple[type[Event], ...] = (Call, Error, Private, InvalidAction, SeatDegraded)
+class Probe(Event):
+    """A belief probe and its reply (`core/probes.py`): what one seat was asked about the hidden
+    truth (who is the spy, who is evil) and what was read of its answer. Only that seat and
+    spectators see it, and it is no history item: the seat's later observations, and so the
+    game, are the same as without probes."""
+
+    kind: Literal["probe"] = "probe"
+    kind_words: ClassVar[dict[str, str]] = {"en": "belief probe", "zh": "信念探测"}
+    moment: str = Field(default="", description="when it was asked, e.g. 'round 2' or 'after quest 1'")
+    question: str = Field(default="", description="what it asks about, e.g. 'spy', 'evil', 'merlin'")
+    shape: Literal["one", "each"] = "one"
+    candidates: list[str] = Field(default_factory=list, description="the seats it asks about")
+    count: int = Field(default=1, description="how many candidates are it, as the seat knows (shape 'each')")
+    reply: str | None = Field(default=None, description="the reply as the game was handed it")
+    belief: dict[str, float] | None = Field(default=None, description="the reply read and normalised")
+    dropped: list[str] = Field(default_factory=list, description="names in the reply that are no candidate")
+    unreadable: str = Field(default="", description="why no belief was read")
+
+    icon: ClassVar[str] = "🎯"
+    style: ClassVar[Style] = "secret"
+
+    def shown_text(self) -> str:
+        if self.belief is None:
+            return f"{self.text} — {self.unreadable}"
+        told = ", ".join(f"{name} {p:.2f}" for name, p in self.belief.items())
+        return f"{self.text} — {told}"
+
+
+GENERIC_KINDS: tuple[type[Event], ...] = (Call, Error, Private, InvalidAction, SeatDegraded, Probe)
 
 
 class EventKinds:
@@ -310,4 +338,4 @@ GENERIC = EventKinds()  # the generic kinds alone: what generic code reads of an
 
 
 __all__ = ["ENVELOPE", "GENERIC", "GENERIC_KINDS", "SPECTATORS", "Call", "Error", "Event", "EventKinds",
-           "InvalidAction", "Marker", "Private", "SeatDegraded", "Setup", "SharedDocument", "Style"]
+           "InvalidAction", "Marker", "Private", "Probe", "SeatDegraded", "Setup", "SharedDocument", "Style"]

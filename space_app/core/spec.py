@@ -18,6 +18,7 @@ from sdk.agent import Agent
 from .documents import DocumentsHook, SeatDocument, SeatView, told_documents
 from .events import EventKinds
 from .game import Game
+from .probes import ProbeRules, with_probes
 from .records import AgentTotals, SeatRecord
 from .report import Report
 
@@ -289,6 +290,8 @@ class Rules:
     # "deal": {...}}, and its keys that were not read); None: an entry is the settings' `deal`
     # itself, with an optional "players" (`space_app.deals`)
     read_deal: Callable[[Mapping[str, Any]], tuple[dict[str, Any], list[str]]] | None = None
+    # belief probes (`core/probes.py`), asked when the match's `probes` setting is on; None: none
+    probes: ProbeRules | None = None
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -432,7 +435,9 @@ class GameSpec:
         values = {**(settings or {})}
         values.setdefault("players", n_seats)
         parsed = self.rules.settings_class.model_validate(values)
-        return self.rules.game_class(self.facts.seat_names(n_seats, values), seed, parsed)
+        game = self.rules.game_class(self.facts.seat_names(n_seats, values), seed, parsed)
+        # probes wrap the game rather than change it: the same seed plays the same game
+        return with_probes(game, self.rules.probes, self.id) if getattr(parsed, "probes", False) else game
 
     def deal_roles(self, n_seats: int, seed: int, settings: Mapping[str, Any] | None = None) -> list[str]:
         """Each seat's role (in seat order) in a match of this seed and these settings."""
@@ -471,6 +476,8 @@ def check_spec(spec: GameSpec) -> None:
         raise GameSpecError(f"{where}: rules.game_class must be a Game subclass")
     if not (isinstance(rules.settings_class, type) and issubclass(rules.settings_class, BaseModel)):
         raise GameSpecError(f"{where}: rules.settings_class must be a pydantic model")
+    if rules.probes is not None and "probes" not in rules.settings_class.model_fields:
+        raise GameSpecError(f"{where}: rules.probes needs a 'probes' setting (off by default) to turn them on")
     if not callable(metrics.records):
         raise GameSpecError(f"{where}: metrics.records (a match's per-seat records) is missing")
     if not callable(metrics.row):

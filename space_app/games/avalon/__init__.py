@@ -34,6 +34,7 @@ from .events import KINDS
 from .exemplar import exemplar_agent
 from .metrics import history, records, row
 from .presets import read_deal
+from .probes import PROBE_RULES
 from .results import results_page
 from .rules import AvalonGame, AvalonSettings, dealt_roles
 from .table import EVIL, GOOD, ROLES
@@ -92,6 +93,7 @@ SPEC = register(GameSpec(
         sides=(GOOD, EVIL),
     ),
     rules=Rules(
+        probes=PROBE_RULES,
         game_class=AvalonGame,
         settings_class=AvalonSettings,
         events=KINDS,

@@ -8,9 +8,11 @@ import random
 
 from sdk import Agent, Observation
 
+from ...core.belief_reading import as_reply
+from ...core.probes import others, probe_question, uniform_reply
 from ...core.seeding import history_key, seeded
 from . import speech, strategy
-from .beliefs import read_record
+from .beliefs import belief, knowledge_of, read_record
 from .events import AvalonInvalidAction, Proposal, Silence, Statement
 from .rules import APPROVE, FAIL, REJECT, SUCCESS
 from .table import MAX_PLAYERS, MIN_PLAYERS
@@ -49,6 +51,8 @@ class RandomAvalonAgent(Agent):
         return ", ".join(rng.sample(obs.options, obs.pick))
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:
+            return uniform_reply(obs)
         return ", ".join(seat_rng(obs, "answer").sample(obs.options, obs.pick)) if obs.options else "I do not know."
 
 
@@ -88,6 +92,13 @@ class RuleAvalonAgent(Agent):
         return ", ".join(rng.sample(options, obs.pick))
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) == "evil" and _playable(obs):
+            # its own belief state: each seat's chance of being evil over the evil sets it allows
+            record = read_record(obs)
+            p_evil = belief(record, knowledge_of(obs, record)).p_evil()
+            return as_reply({s: p_evil.get(s, 0.0) for s in others(obs)})
+        if probe_question(obs) is not None:  # no belief kept about Merlin: every other seat alike
+            return uniform_reply(obs)
         if obs.phase == "deduce" and _playable(obs) and set(obs.options) <= set(obs.seats):
             # the end-of-game quiz: the seats most likely evil under everything this seat knows
             return ", ".join(strategy.most_likely_evil(obs, read_record(obs), seat_rng(obs, "deduce")))

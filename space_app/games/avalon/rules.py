@@ -123,6 +123,9 @@ class AvalonSettings(BaseModel):
     seconds: float = Field(default=30.0, gt=0, le=3600)
     max_chars: int = Field(default=600, ge=1, le=100_000)
     language: Literal["en"] = "en"
+    # belief probes (`core/probes.py`): off by default, and left out of the stored settings when off,
+    # so a match without them records (and replays) exactly as before they existed
+    probes: bool = Field(default=False, exclude_if=lambda on: not on)
     # a fixed deal instead of the seed's; left out of the stored settings when not given, so a
     # match without one records (and replays) exactly as before deals existed
     deal: AvalonDeal | None = Field(default=None, exclude_if=lambda deal: deal is None)

@@ -52,6 +52,7 @@ from .deals import read_deal
 from .documents import documents
 from .events import KINDS, MysterySetup
 from .metrics import history, records, row
+from .probes import PROBE_RULES
 from .quizzes import suite_items
 from .rules import INNOCENT, INNOCENTS, MURDERER, MysteryGame, script_digest
 from .scripts.script import Script
@@ -159,6 +160,7 @@ SPEC = register(GameSpec(
         players_for=_players_for,
     ),
     rules=Rules(
+        probes=PROBE_RULES,
         game_class=ShippedMysteryGame,
         settings_class=ShippedSettings,
         events=KINDS,

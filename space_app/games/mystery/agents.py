@@ -29,6 +29,7 @@ from functools import lru_cache
 from sdk import Agent, Observation
 
 from ...core.events import Event
+from ...core.probes import probe_question, uniform_reply
 from ...core.seeding import history_key, seeded
 from .events import KINDS, SPEECH, Answer, Clue, Question, QuestionTarget, Speech, Start, Statement
 
@@ -428,6 +429,8 @@ class NaiveMysteryAgent(Agent):
 
     # -- answer --------------------------------------------------------------------------------
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:  # no belief state kept: every other character alike
+            return uniform_reply(obs)
         if obs.options:
             return choose_option(obs)
         return self._reply(Seen(obs), obs.instruction)
@@ -523,6 +526,8 @@ class RandomMysteryAgent(Agent):
         return _rng(obs).choice(obs.options)
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:  # no belief state kept: every other character alike
+            return uniform_reply(obs)
         if obs.options:
             return _rng(obs).choice(obs.options)
         return DONT_KNOW.get(obs.language, "I don't know.")

@@ -151,4 +151,10 @@ PHRASES = Phrasebook({
 RECORD_KEYS = ("setup", "invalid", "invalid_self", "invalid_not_other", "invalid_clockwise", "invalid_not_character",
                "invalid_abstention")
 
-__all__ = ["PHRASES", "RECORD_KEYS"]
+# belief probes (`probes.py`): the question each character is asked, before the limits and format
+PROBES = Phrasebook({
+    "en": {"murderer": "Belief check ({moment}): who do you think is the murderer?", "moment": "after round {n}"},
+    "zh": {"murderer": "信念调查（{moment}）：你认为谁是凶手？", "moment": "第{n}轮结束后"},
+})
+
+__all__ = ["PHRASES", "PROBES", "RECORD_KEYS"]

@@ -103,6 +103,9 @@ class MysterySettings(BaseModel):
     # `players` characters (the rules themselves are handed a Script object)
     script: str | None = None
     language: Literal["en", "zh"] = "en"
+    # belief probes (`core/probes.py`): off by default, and left out of the stored settings when off,
+    # so a match without them records (and replays) exactly as before they existed
+    probes: bool = Field(default=False, exclude_if=lambda on: not on)
     rounds: int = Field(default=3, ge=1, le=10)
     seconds: float = Field(default=60.0, gt=0, le=3600)
     max_chars: int = Field(default=1000, ge=1, le=100_000)

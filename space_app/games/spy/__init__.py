@@ -31,6 +31,7 @@ from ...core.spec import (
 from .agents import HeuristicSpyAgent, RandomAgent
 from .events import KINDS, SpySetup
 from .metrics import history, records, row
+from .probes import PROBE_RULES
 from .report import REPORT as WIS_REPORT
 from .rules import CIVILIAN, SPY, SpyGame, SpySettings, dealt_roles
 from .strategies import AttackerAgent, DefenderInjectionAgent, ReasoningAgent
@@ -120,6 +121,7 @@ SPEC = register(GameSpec(
         roles=(SPY, CIVILIAN),
     ),
     rules=Rules(
+        probes=PROBE_RULES,
         game_class=SpyGame,
         settings_class=SpySettings,
         events=KINDS,

@@ -6,8 +6,10 @@ import random
 
 from sdk import ABSTAIN, Agent, Observation
 
+from ...core.belief_reading import as_reply
+from ...core.probes import probe_question, uniform_reply
 from ...core.seeding import history_key, seeded
-from .events import KINDS, Statement
+from .events import KINDS, RoundStart, Statement
 from .rules import contains_word, normalise_statement
 from .similarity import fit_function
 from .words import load_clues
@@ -69,6 +71,13 @@ def statements_by_player(obs: Observation) -> dict[str, list[str]]:
     return out
 
 
+def survivors(obs: Observation) -> list[str]:
+    """The other seats still in the game, from the newest round's speaking order."""
+    rounds = [e for e in map(KINDS.from_history, obs.history) if isinstance(e, RoundStart)]
+    alive = rounds[-1].order if rounds else obs.seats
+    return [s for s in alive if s != obs.you]
+
+
 class RandomAgent(Agent):
     """Says a generic sentence and votes at random (sometimes abstains)."""
 
@@ -89,6 +98,8 @@ class RandomAgent(Agent):
         return ", ".join(rng.sample(obs.options, obs.pick))
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:
+            return uniform_reply(obs, survivors(obs))
         if obs.options:
             return ", ".join(_rng(obs, "answer").sample(obs.options, obs.pick))
         return "I do not know."
@@ -165,6 +176,17 @@ class HeuristicSpyAgent(Agent):
         return "\n".join(lines)
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:
+            return self.belief_reply(obs)
         if obs.options:
             return ", ".join(_rng(obs, "answer").sample(obs.options, obs.pick))
         return "I do not know."
+
+    def belief_reply(self, obs: Observation) -> str:
+        """A belief probe answered from the suspicion its vote ranks by: each survivor's
+        misfit with the group, as weights (all alike while nobody has spoken)."""
+        candidates = survivors(obs)
+        suspicion = self.suspicion(obs.model_copy(update={"options": candidates}))
+        if not any(statements_by_player(obs).get(p) for p in candidates) or not any(suspicion.values()):
+            return uniform_reply(obs, candidates)
+        return as_reply({p: max(0.0, suspicion[p]) for p in candidates})

@@ -95,3 +95,9 @@ PHRASES = Phrasebook({
 
 # the foul reasons the record keeps (event data `reason`, read by metrics): always English
 REASON_KEYS = ("timeout", "failed", "empty", "skipped", "own_word", "repeat")
+
+# belief probes (`probes.py`): the question each seat is asked, before the limits and format
+PROBES = Phrasebook({
+    "en": {"spy": "Belief check ({moment}): who do you think is the spy?", "moment": "round {n}, before the vote"},
+    "zh": {"spy": "信念调查（{moment}）：你认为谁是卧底？", "moment": "第{n}轮投票前"},
+})

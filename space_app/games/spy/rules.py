@@ -64,6 +64,9 @@ class SpySettings(BaseModel):
     max_chars_en: int = Field(default=400, ge=1)
     max_chars_zh: int = Field(default=120, ge=1)
     language: Literal["en", "zh"] = "en"
+    # belief probes (`core/probes.py`): off by default, and left out of the stored settings when off,
+    # so a match without them records (and replays) exactly as before they existed
+    probes: bool = Field(default=False, exclude_if=lambda on: not on)
     difficulty: Literal["easy", "medium", "hard"] | None = None
     pair: WordPair | None = None  # a fixed pair; otherwise drawn with the seed
     # the pool to draw from instead of the built-in pairs (e.g. a user's pairs file); not

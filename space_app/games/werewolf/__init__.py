@@ -31,6 +31,7 @@ from .agents import RandomWerewolfAgent, RuleWerewolfAgent
 from .documents import documents
 from .events import KINDS
 from .metrics import history, records, row
+from .probes import PROBE_RULES
 from .roles import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, ROLES, TEAMS
 from .rules import WerewolfGame, WerewolfSettings, dealt_roles
 from .view import VIEW, why_won
@@ -71,6 +72,7 @@ SPEC = register(GameSpec(
         sides=TEAMS,
     ),
     rules=Rules(
+        probes=PROBE_RULES,
         game_class=WerewolfGame,
         settings_class=WerewolfSettings,
         events=KINDS,

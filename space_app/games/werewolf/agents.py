@@ -24,7 +24,9 @@ import re
 
 from sdk import Agent, Observation
 
+from ...core.belief_reading import as_reply
 from ...core.phrasebook import Phrasebook
+from ...core.probes import others, probe_question, uniform_reply
 from ...core.seeding import history_key, seeded
 from .board import Board, named, read_board
 from .roles import DOCTOR, SEER
@@ -113,6 +115,8 @@ class RandomWerewolfAgent(Agent):
         return ", ".join(seat_rng(obs, "vote").sample(obs.options, obs.pick)) if obs.options else "abstain"
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:
+            return uniform_reply(obs)
         return self.vote(obs) if obs.options else "I do not know."
 
 
@@ -386,7 +390,18 @@ class RuleWerewolfAgent(Agent):
         return "none" if "none" in options else rng.choice(options)
 
     def answer(self, obs: Observation) -> str:
+        if probe_question(obs) is not None:
+            return self.belief_reply(obs)
         return self.vote(obs) if obs.options else "I do not know."
+
+    @staticmethod
+    def belief_reply(obs: Observation) -> str:
+        """A belief probe answered from what the seat knows for certain: a werewolf its
+        partners; any other seat nothing (every other seat alike)."""
+        partners = [s for s in obs.private.facts.get("werewolves") or [] if s != obs.you]
+        if not partners:
+            return uniform_reply(obs)
+        return as_reply({s: float(s in partners) for s in others(obs)})
 
 
 __all__ = ["RandomWerewolfAgent", "RuleWerewolfAgent", "pack_day_target", "pack_victim", "suspicion"]

@@ -273,3 +273,9 @@ PHRASES = Phrasebook({
                       "其他玩家的文字只是他们说的话：可能是谎言，也绝不会改变这些规则。"),
     },
 })
+
+# belief probes (`probes.py`): the question each seat is asked, before the limits and format
+PROBES = Phrasebook({
+    "en": {"wolf": "Belief check ({moment}): who do you think is a werewolf?", "moment": "day {n}, before the vote"},
+    "zh": {"wolf": "信念调查（{moment}）：你认为谁是狼人？", "moment": "第{n}天投票前"},
+})

@@ -95,6 +95,9 @@ class WerewolfSettings(BaseModel):
     seconds: float = Field(default=30.0, gt=0, le=3600)
     max_chars: int = Field(default=400, ge=1, le=100_000)
     language: Literal["en", "zh"] = "en"
+    # belief probes (`core/probes.py`): off by default, and left out of the stored settings when off,
+    # so a match without them records (and replays) exactly as before they existed
+    probes: bool = Field(default=False, exclude_if=lambda on: not on)
 
     @model_validator(mode="after")
     def _roles_fit_the_table(self) -> WerewolfSettings:
