@@ -16,6 +16,7 @@ import io
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 from sdk.observation import Observation
 
@@ -24,6 +25,32 @@ from .core import GameSpec, UnknownGame, get_game
 MODEL_WIDTH = 1024  # px: what vision models read at full detail (larger is scaled down by them anyway)
 JPEG_QUALITY = 82
 INLINE = ("data:", "http://", "https://")  # already a picture an endpoint can read: left as it is
+# an image clue larger than this is refused from its header, before any pixel is decoded: a
+# small file can declare a huge canvas (a decompression bomb), and decoding it would take
+# gigabytes; script pictures are a few megapixels at most
+MAX_PIXELS = 25_000_000
+
+
+def too_many_pixels(width: int, height: int) -> str:
+    """Why an image of this size is refused, or "" when it is not."""
+    if width * height <= MAX_PIXELS:
+        return ""
+    return (f"{width}×{height} pixels is more than the {MAX_PIXELS // 1_000_000}-megapixel limit (refused before "
+            "decoding: a small file declaring a huge image is a decompression bomb)")
+
+
+def canvas_problem(source: Path | BinaryIO) -> str:
+    """Why an image file is refused from its header alone (a canvas too large to decode), or ""
+    (an unreadable file too: whoever decodes it says so)."""
+    from PIL import Image
+
+    try:
+        with Image.open(source) as img:  # reads the header only
+            return too_many_pixels(*img.size)
+    except Image.DecompressionBombError as exc:  # Pillow's own bound, far above ours
+        return f"{exc} (more than the {MAX_PIXELS // 1_000_000}-megapixel limit; refused before decoding)"
+    except Exception:  # noqa: BLE001 - not an image: the reader that decodes it names the problem
+        return ""
 
 Resolver = Callable[[str], str | None]  # image reference -> data URL, or None (not the game's)
 
@@ -34,6 +61,8 @@ def _encoded(path: str, mtime: float, width: int) -> str:
     # picture is first drawn, so the runner (which imports this module) loads no imaging code.
     from PIL import Image
 
+    if canvas_problem(Path(path)):
+        raise ValueError(canvas_problem(Path(path)))
     with Image.open(path) as img:
         img = img.convert("RGB")
         if img.width > width:

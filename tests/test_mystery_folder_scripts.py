@@ -175,3 +175,50 @@ def test_coe_and_coe_matrix_play_a_script_folder_with_its_character_count(tmp_pa
     played = stored(Path(db))
     assert len(played) == 5 and {len(m["seats"]) for m in played} == {4}
     assert {m["settings"]["script"] for m in played} == {str(folder.resolve())}
+
+
+def bomb_png(width: int = 20_000, height: int = 20_000) -> bytes:
+    """A PNG a few dozen bytes long whose header declares a huge canvas (a decompression bomb)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+            + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("side", [8_000, 20_000])  # under Pillow's own bound (ours refuses it), and above
+def test_an_image_clue_declaring_a_huge_canvas_is_refused_before_decoding(tmp_path, capsys, side):
+    folder = folder_copy(tmp_path, f"alder-bomb-{side}")
+    clue = json.loads((folder / "script.json").read_text(encoding="utf-8"))["image_clues"][0]["file"]
+    (folder / clue).write_bytes(bomb_png(side, side))
+    assert cli_main(["validate-scripts", str(folder)]) != 0
+    out = capsys.readouterr()
+    assert "25-megapixel limit" in out.out + out.err and clue in out.out + out.err
+    if side == 8_000:
+        assert "8000×8000 pixels" in out.out
+    assert cli_main(["--db", str(tmp_path / "a.db"), "match", "mystery", "--script", str(folder)]) == 2
+    assert "megapixel limit" in capsys.readouterr().err
+    # an image read for an agent or a thumbnail is refused the same way, not decoded
+    from space_app.images import data_url
+
+    assert data_url(folder / clue) is None
+    # and the WhodunitBench importer refuses it as an image clue, saying why
+    from space_app.games.mystery.whodunit.media import read_image
+
+    with pytest.raises(ValueError, match="megapixel limit"):
+        read_image(folder / clue)
+
+
+def test_a_script_file_nested_too_deeply_is_refused_with_a_message(tmp_path, capsys):
+    folder = folder_copy(tmp_path, "alder-deep")
+    (folder / "script.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert cli_main(["validate-scripts", str(folder)]) != 0
+    out = capsys.readouterr()
+    assert "JSON nested too deeply" in out.out + out.err and "Traceback" not in out.out + out.err
+    assert cli_main(["--db", str(tmp_path / "a.db"), "match", "mystery", "--script", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "JSON nested too deeply" in err and "Traceback" not in err

@@ -16,6 +16,7 @@ from typing import Any
 from PIL import Image
 from pydantic import ValidationError
 
+from ....images import canvas_problem
 from ....safe_text import terminal_text
 from ..pictures.drawings import DRAWINGS_FILE, load_drawings
 from .problems import Problem, ScriptError, loc_key
@@ -70,6 +71,8 @@ def _read(path: Path) -> tuple[Any, list[Problem]]:
         return None, [Problem(file, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
     except json.JSONDecodeError as exc:
         return None, [Problem(file, "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+    except RecursionError:  # arrays in arrays thousands deep: no script is shaped so
+        return None, [Problem(file, "", "JSON nested too deeply to be a script")]
     if not isinstance(data, dict):
         return None, [Problem(file, "", f"expected a JSON object, got {type(data).__name__}")]
     return data, []
@@ -229,6 +232,9 @@ def _image_file_problem(folder: Path, name: str) -> str:
         if (folder / DRAWINGS_FILE).is_file():
             hint = "; generate it with python -m space_app.games.mystery.pictures.images"
         return f"missing image file {str(path)!r}{hint}"
+    refused = canvas_problem(path)  # a huge canvas is refused from its header, before decoding
+    if refused:
+        return f"{name!r}: {refused}"
     try:
         with Image.open(path) as image:
             image.verify()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from ....images import canvas_problem
+
 __all__ = ["ImageFile", "read_image", "sniff"]
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
@@ -46,6 +48,9 @@ def read_image(path: Path) -> ImageFile:
         raise ValueError(f"larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
     data = path.read_bytes()
     kind = sniff(data)
+    refused = canvas_problem(io.BytesIO(data))  # a huge canvas is refused from its header, undecoded
+    if refused:
+        raise ValueError(refused)
     try:
         with Image.open(io.BytesIO(data)) as image:
             image.verify()
