@@ -269,7 +269,7 @@ def test_avalon_and_mystery_leaderboards_show_their_own_widgets_and_a_head_to_he
         expect(page.get_by_text(f"{own_study} (newest run)")).to_be_visible()
     else:
         assert "(newest run)" not in visible
-    screenshot(page, f"leaderboard-{game.split()[0].lower()}")
+    screenshot(page, f"leaderboard-{game.split()[0].lower()}", docs=True)
 
     # its Results page reads the same matches and says so
     open_tab(page, "Results")
@@ -282,7 +282,7 @@ def test_avalon_and_mystery_leaderboards_show_their_own_widgets_and_a_head_to_he
         expect(page.get_by_text("Chain of Evaluation per agent", exact=False)).to_be_visible()
     page.locator("#results-sources label", has_text="demo").click()
     expect(page.get_by_text("of the Leaderboard's filter (Includes demo, visitor", exact=False).first).to_be_visible()
-    screenshot(page, f"results-{game.split()[0].lower()}")
+    screenshot(page, f"results-{game.split()[0].lower()}", docs=True)
     assert not page.errors, page.errors
 
 
@@ -591,7 +591,7 @@ def test_an_operators_extra_script_folder_is_offered_in_play_and_played_there(pa
     for i, name in enumerate(characters):
         expect(page.locator(f"#seat-{i} label, #seat-{i} span[data-testid='block-info']").first).to_contain_text(name)
     expect(page.locator("#seat-4")).to_be_hidden()
-    screenshot(page, "play-extra-script")
+    screenshot(page, "play-extra-script", docs=True)
     page.locator("#start-match").click()
     status = page.locator("#play-status")
     expect(status).to_contain_text("Finished", timeout=4 * WAIT)
@@ -862,7 +862,7 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
                 expect(papers).to_contain_text("Your script:")
                 papers.scroll_into_view_if_needed()
                 screenshot(page, "seat-script-live", full_page=False)
-        screenshot(page, f"human-full-speed-{game}")
+        screenshot(page, f"human-full-speed-{game}-{'phone' if phone_width else 'desktop'}", docs=True)
         assert "Traceback" not in page.locator("body").inner_text()
     finally:
         context.close()
