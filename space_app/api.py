@@ -397,6 +397,31 @@ class ArenaAPI:
             match["events"] = [row for row in match["events"] if seen_by(GENERIC.parse(row), seat)]
         return match
 
+    def branch_links(self, match_id: str) -> dict[str, Any]:
+        """A match's counterfactual branches for its replay (`branches`): the match it was
+        branched from ({'parent', 'from_step', 'seat', 'agent'}, None when it is no branch) and
+        the branches made from it, each with the step where its transcript first differs."""
+        from .branches import diverges_at
+
+        match_id = (match_id or "").strip()
+        if not match_id or len(match_id) > 40 or not match_id.isalnum():
+            raise ApiError(f"match not found: {match_id[:40]!r}")
+        link = self.store.branch_of(match_id)
+        parent = None if link is None else {k: link[k] for k in ("from_step", "seat", "arm", "sample")} | {
+            "parent": link["parent_id"], "agent": link["agent_id"]}
+        rows = self.store.branches_of(match_id)
+        match = self.store.get_match(match_id) if rows else None
+        children = []
+        for row in rows:
+            branch = self.store.get_match(row["match_id"]) if match is not None else None
+            shown = branch is not None and branch["status"] != "running"
+            children.append({"id": row["match_id"], "from_step": row["from_step"], "seat": row["seat"],
+                             "agent": row["agent_id"], "arm": row["arm"], "sample": row["sample"],
+                             "status": row["status"],
+                             "winner": ((branch or {}).get("result") or {}).get("winner") if shown else None,
+                             "diverges_at": diverges_at(match, branch) if shown else None})
+        return {"branched_from": parent, "branches": children}
+
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
                      limit: int | str = 50) -> list[dict[str, Any]]:
         count = whole_number(limit, "limit", 1, MAX_LIST)
