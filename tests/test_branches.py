@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from space_app.api import ArenaAPI
+from space_app.api import ApiError, ArenaAPI
 from space_app.branches import branch_point, diverges_at, rate_difference
 from space_app.cli import main as cli_main
 from space_app.config import ArenaConfig
@@ -144,7 +144,7 @@ def test_the_replay_lists_branches_and_where_they_diverge(db, capsys):
                    "--agent", "house:heuristic", "--samples", "1")[0] == 0
     api = ArenaAPI(ArenaConfig(db=str(db), demo_matches=0))
     links = api.branch_links(PARENT)
-    assert links["branched_from"] is None and len(links["branches"]) == 2
+    assert links["branched_from"] is None and len(links["branches"]) == 2 and links["more"] == 0
     parent = api.store.get_match(PARENT)
     for b in links["branches"]:
         branch = api.store.get_match(b["id"])
@@ -163,6 +163,11 @@ def test_the_replay_lists_branches_and_where_they_diverge(db, capsys):
     child = branch_lines(api.branch_links(agent["id"]), "en")
     assert child == [f"Branched from [`{PARENT}`](?match={PARENT}) at step {STEP}: P2 played by "
                      "house\\:heuristic from there."]
+    # a long study's list stops at MAX_BRANCHES_SHOWN and says how many more there are
+    assert branch_lines({**links, "more": 3}, "en", PARENT)[-1] == \
+        f"- … and 3 more (`python -m space_app verify {PARENT}` lists them all)"
+    with pytest.raises(ApiError, match="match not found"):
+        api.branch_links("../etc")
     api.store.close()
 
 

@@ -134,11 +134,11 @@ def panel_groups_for(game: str | None) -> list[Any]:
 
 def header_for(match: dict[str, Any]) -> str:
     head = f"### {get_game(match['game']).facts.title_in(language_of(match))} — `{match['id']}`"
-    links = branch_lines(match.get("branch_links") or {}, language_of(match))
+    links = branch_lines(match.get("branch_links") or {}, language_of(match), str(match["id"]))
     return "\n\n".join([head, *links])
 
 
-def branch_lines(links: dict[str, Any], language: str) -> list[str]:
+def branch_lines(links: dict[str, Any], language: str, match_id: str = "MATCH") -> list[str]:
     """The replay's counterfactual links (`ArenaAPI.branch_links`): the match this one was
     branched from, and the branches of this one with the step where each first differs."""
     out = []
@@ -157,6 +157,8 @@ def branch_lines(links: dict[str, Any], language: str) -> list[str]:
                             seat=markdown_text(b["seat"]), agent=markdown_text(b["agent"]),
                             arm=markdown_text(b["arm"]), sample=b["sample"],
                             winner=markdown_text(b.get("winner") or b["status"]), where=where))
+    if links.get("more"):
+        out.append(text(language, "watch.branches_more", n=links["more"], match=markdown_text(match_id)))
     return out
 
 
