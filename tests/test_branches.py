@@ -227,3 +227,33 @@ def test_branch_rows_are_plain_json(db, capsys):
     assert json.loads(json.dumps(row)) == row
     assert re.fullmatch(r"[0-9a-f]{12}", row["match_id"])
     store.close()
+
+
+@pytest.mark.browser
+def test_the_watch_tab_links_a_match_and_its_branches(db, capsys):
+    """In a real browser: the parent's replay lists its branch with where it diverges; the link
+    opens the branch's replay, which says where it was branched from."""
+    from browser_support import chromium_browser, running_arena
+    from playwright.sync_api import expect
+
+    assert run_cli(capsys, "--db", str(db), "branch", PARENT, "--from-step", str(STEP), "--seat", "P2",
+                   "--agent", "house:heuristic")[0] == 0
+    store = Store(db)
+    (link,) = store.branches_of(PARENT)
+    store.close()
+    with running_arena(ArenaConfig(db=str(db), demo_matches=0)) as (_, url), chromium_browser() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(60_000)
+        expect.set_options(timeout=60_000)
+        page.goto(f"{url}?match={PARENT}", wait_until="domcontentloaded")
+        header = page.locator("#replay-header")
+        expect(header).to_contain_text("Branches of this match (1):")
+        expect(header).to_contain_text(f"{link['match_id']} from step {STEP}, P2: house:heuristic (agent, sample 0)")
+        expect(header).to_contain_text(f"diverges at step {STEP + 1}")
+        # the link is the branch's share link (Gradio opens Markdown links in a new tab: followed here)
+        href = header.get_by_role("link", name=link["match_id"]).get_attribute("href")
+        assert href == f"?match={link['match_id']}"
+        page.goto(f"{url}{href}", wait_until="domcontentloaded")
+        expect(page.locator("#replay-header")).to_contain_text(link["match_id"])
+        expect(page.locator("#replay-header")).to_contain_text(
+            f"Branched from {PARENT} at step {STEP}: P2 played by house:heuristic from there.")
