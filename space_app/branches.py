@@ -332,6 +332,13 @@ async def branch_study(arena: Arena, parent_id: str, from_step: int, seat: str, 
     if samples is not None and samples < 1:
         raise BranchError(f"--samples must be 1 or more, got {samples}")
     arena.check_seats(parent["game"], [agent])
+    for row in parent["seats"]:
+        if row["seat"] == seat and samples is None:  # one branch: the seat's own agent is not called
+            continue
+        try:  # the parent's agents are called again: each must still be one this arena can call
+            arena.check_seats(parent["game"], [row["agent_id"]])
+        except ValueError as exc:
+            raise BranchError(f"seat {row['seat']}'s agent {row['agent_id']!r} cannot be called again: {exc}") from None
     point = branch_point(parent, from_step)
     try:
         roles = replay_prefix(parent, point).seat_roles()

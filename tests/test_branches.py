@@ -257,3 +257,14 @@ def test_the_watch_tab_links_a_match_and_its_branches(db, capsys):
         expect(page.locator("#replay-header")).to_contain_text(link["match_id"])
         expect(page.locator("#replay-header")).to_contain_text(
             f"Branched from {PARENT} at step {STEP}: P2 played by house:heuristic from there.")
+
+
+def test_a_parent_whose_other_agents_cannot_be_called_again_is_refused(db, capsys):
+    with sqlite3.connect(db) as conn:  # as if P1 had been an agent since removed from the arena
+        conn.execute("UPDATE seats SET agent_id = 'gone-agent' WHERE match_id = ? AND seat = 'P1'", (PARENT,))
+    code, _, err = run_cli(capsys, "--db", str(db), "branch", PARENT, "--from-step", str(STEP), "--seat", "P2",
+                           "--agent", "house:heuristic")
+    assert code == 2 and "seat P1's agent 'gone-agent' cannot be called again: " in err
+    store = Store(db)
+    assert store.branches_of(PARENT) == [] and store.count_matches() == 1
+    store.close()
