@@ -268,3 +268,25 @@ def test_a_parent_whose_other_agents_cannot_be_called_again_is_refused(db, capsy
     store = Store(db)
     assert store.branches_of(PARENT) == [] and store.count_matches() == 1
     store.close()
+
+
+@pytest.mark.parametrize("game", ["avalon", "werewolf", "mystery"])
+def test_every_game_branches_from_its_middle_and_verifies(tmp_path, capsys, game):
+    """The branch point, the replayed prefix and the check are the kernel's: each game's house
+    agents branch from half-way through a match, and `verify` finds each prefix the parent's."""
+    db = tmp_path / "arena.db"
+    arena = Arena(Store(db))
+    parent_id = f"{game}parent"
+    assert arena.run_sync(MatchPlan(game, arena.default_seats(game), 2, match_id=parent_id)).status == "finished"
+    parent = arena.store.get_match(parent_id)
+    arena.store.close()
+    steps = len([r for r in parent["events"] if r["kind"] != "call"])
+    seat = parent["seats"][0]
+    code, out, _ = run_cli(capsys, "--db", str(db), "branch", parent_id, "--from-step", str(steps // 2),
+                           "--seat", seat["seat"], "--agent", seat["agent_id"], "--samples", "1")
+    assert code == 0, out
+    assert re.search(r"effect of .+ points, \[.+\] \(95% Newcombe .+; n = 1 \+ 1\)", out), out
+    code, out, _ = run_cli(capsys, "--db", str(db), "verify", "--all", "--verbose")
+    assert code == 0 and "3 matches: 3 identical" in out
+    assert out.count(f": branch of {parent_id} from step {steps // 2}: its first ") == 2
+    assert out.count("are the parent's, byte for byte") == 2
