@@ -43,6 +43,7 @@ from .core.events import Call, Event, SeatDegraded
 from .core.seeding import salted
 from .off_loop import off_loop
 from .runner import SeatAgent, new_match_id, play
+from .seat_versions import version_of
 from .service import Arena
 from .standings import derive
 from .stats import around, wilson
@@ -195,6 +196,9 @@ async def run_branch(arena: Arena, parent: dict[str, Any], point: BranchPoint, s
             await asyncio.to_thread(agent.prepare)
         except Exception:  # noqa: BLE001 - a failing agent shows in its turns, as in any match
             pass
+    # each seat's agent version, as any match records it (read after prepare, as `Arena` does)
+    versions = {s: v for s, a in seat_agents.items() if (v := await asyncio.to_thread(version_of, a.agent))}
+    await off_loop(store.set_seat_versions, match_id, versions)
     outcome = await play(game, seat_agents, sink, arena.failing_after, resume_at=point.live_seq)
     await off_loop(arena.end_match, match_id, outcome)
     stored = await off_loop(store.get_match, match_id)

@@ -78,6 +78,9 @@ def test_a_branch_shares_its_parents_first_steps_byte_for_byte(db, capsys):
     assert branch_rows[point.live_seq][1:3] == ("call", "P2")
     assert branch["status"] == "finished" and branch["tag"] == f"study:branch:{PARENT}:{STEP}:P2"
     assert (branch["game"], branch["seed"], branch["settings"]) == (parent["game"], parent["seed"], parent["settings"])
+    # each seat's agent version is recorded as in any match (the parent's seats' agents are the same)
+    assert [s["version"] for s in branch["seats"]][2:] == [s["version"] for s in parent["seats"]][2:]
+    assert all(s["version"] for s in branch["seats"])
     assert f"{branch['id']}  agent     sample 0  house:heuristic: P2 " in out
     assert f"each branch's first {point.live_seq} events are {PARENT}'s, byte for byte" in out
 
