@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 MAX_SEATS = max(spec.facts.max_players for spec in GAMES.values())  # the largest table of any game
 RANDOM_FILL = "(random fill)"
 MAX_LIST = 500
+MAX_BRANCHES_SHOWN = 50  # branches a replay lists, each with where it diverges (a study may make hundreds)
 MAX_SUITE_LIMIT = 1000  # questions one benchmark call may ask
 MAX_COMPARE_DEALS = 200  # deals one comparison may play (twice each)
 MAX_SPEC = 300  # characters of one seat's agent spec
@@ -396,6 +397,33 @@ class ArenaAPI:
             # the stored rows themselves are returned, those the seat was shown
             match["events"] = [row for row in match["events"] if seen_by(GENERIC.parse(row), seat)]
         return match
+
+    def branch_links(self, match_id: str) -> dict[str, Any]:
+        """A match's counterfactual branches for its replay (`branches`): the match it was
+        branched from ({'parent', 'from_step', 'seat', 'agent'}, None when it is no branch) and
+        the branches made from it (the first MAX_BRANCHES_SHOWN; `more`: how many are left out),
+        each with the step where its transcript first differs."""
+        from .branches import diverges_at
+
+        match_id = (match_id or "").strip()
+        if not match_id or len(match_id) > 40 or not match_id.isalnum():
+            raise ApiError(f"match not found: {match_id[:40]!r}")
+        link = self.store.branch_of(match_id)
+        parent = None if link is None else {k: link[k] for k in ("from_step", "seat", "arm", "sample")} | {
+            "parent": link["parent_id"], "agent": link["agent_id"]}
+        rows = self.store.branches_of(match_id)
+        match = self.store.get_match(match_id) if rows else None
+        children = []
+        # each shown branch is read whole (to find where it diverges): a long study shows its first ones
+        for row in rows[:MAX_BRANCHES_SHOWN]:
+            branch = self.store.get_match(row["match_id"]) if match is not None else None
+            shown = branch is not None and branch["status"] != "running"
+            children.append({"id": row["match_id"], "from_step": row["from_step"], "seat": row["seat"],
+                             "agent": row["agent_id"], "arm": row["arm"], "sample": row["sample"],
+                             "status": row["status"],
+                             "winner": ((branch or {}).get("result") or {}).get("winner") if shown else None,
+                             "diverges_at": diverges_at(match, branch) if shown else None})
+        return {"branched_from": parent, "branches": children, "more": max(0, len(rows) - MAX_BRANCHES_SHOWN)}
 
     def list_matches(self, game: str = "", agent: str = "", status: str = "", since_days: float = 0,
                      limit: int | str = 50) -> list[dict[str, Any]]:

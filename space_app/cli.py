@@ -408,6 +408,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise ValueError("name matches to verify, or give --all (or --game GAME)")
     counts: dict[str, int] = {}
     authentic: dict[str, int] = {}
+    prefixes_differ = 0  # branches whose shared prefix is not their parent's
     started = time.perf_counter()
     with tqdm(total=total, desc="verify", unit="match", file=sys.stderr, disable=total < 20) as bar:
         for match in matches:
@@ -417,13 +418,53 @@ def cmd_verify(args: argparse.Namespace) -> int:
             # a named match always gets its line: the caller asked about it
             if not result.ok or args.verbose or args.match_ids:
                 say(result.line())
+            # a branch's prefix must be its parent's: a branch whose prefix differs is a record that differs
+            link = store.branch_of(match["id"])
+            if link is not None:
+                from .branches import check_prefix
+
+                prefix = check_prefix(match, link, store.get_match(link["parent_id"]))
+                if not prefix.ok:
+                    prefixes_differ += 1
+                if not prefix.ok or args.verbose or args.match_ids:
+                    say(prefix.line())
+            if args.match_ids:
+                for line in _branches_made(store, match["id"]):
+                    say(line)
             bar.update(1)
     seconds = time.perf_counter() - started
     checked = sum(counts.values())
     say(f"{checked} matches: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
         + ("; " + ", ".join(f"{n} {a}" for a, n in sorted(authentic.items())) if authentic else "")
-        + (f" ({checked / seconds:.0f} matches/s)" if seconds > 0 and checked else ""))
-    return 0 if counts.get("differs", 0) == 0 else 1
+        + (f" ({checked / seconds:.0f} matches/s)" if seconds > 0 and checked else "")
+        + (f"; {prefixes_differ} branch(es) whose shared prefix differs from its parent's" if prefixes_differ else ""))
+    return 0 if counts.get("differs", 0) == 0 and not prefixes_differ else 1
+
+
+def cmd_branch(args: argparse.Namespace) -> int:
+    from .branches import branch_study, check_prefix, study_lines
+
+    arena = _arena(args.db)
+    study = arena.run_in_own_loop(branch_study(arena, args.match_id, args.from_step, args.seat, args.agent,
+                                               args.samples, args.concurrency))
+    for line in study_lines(study):
+        say(line)
+    parent = arena.store.get_match(args.match_id)
+    checks = [check_prefix(arena.store.get_match(r.match_id) or {"id": r.match_id},
+                           arena.store.branch_of(r.match_id) or {}, parent) for r in study.runs]
+    bad = [c for c in checks if not c.ok]
+    for c in bad:
+        say(c.line())
+    if not bad and checks:
+        say(f"verify: each branch's first {checks[0].events} events are {args.match_id}'s, byte for byte")
+    return 1 if bad else 0
+
+
+def _branches_made(store: Any, match_id: str) -> list[str]:
+    """For `verify` of a named match: the branches made from it."""
+    return [f"{match_id}: branched at step {row['from_step']} into {row['match_id']} ({row['seat']}: "
+            f"{row['agent_id']}, {row['arm']}, sample {row['sample']}, {row['status']})"
+            for row in store.branches_of(match_id)]
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
@@ -765,6 +806,21 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     v.add_argument("--game", choices=games, help="every stored match of this game")
     v.add_argument("--verbose", action="store_true", help="a line for identical matches too")
     v.set_defaults(func=cmd_verify)
+
+    br = sub.add_parser("branch", help="counterfactual branch: replay a stored match's recorded replies up to a "
+                        "step, then play on with another agent in one seat; with --samples, a study of that "
+                        "seat's effect on its win rate (the agent vs the parent's, from the same state)")
+    br.add_argument("match_id", metavar="MATCH_ID", help="the stored match to branch (the parent)")
+    br.add_argument("--from-step", type=int, required=True, metavar="K",
+                    help="the replay's step (the Watch tab's step slider: spectator events, from 1); every "
+                         "request before step K's event gets the parent's recorded reply, the rest are played")
+    br.add_argument("--seat", required=True, help="the seat that changes hands at step K, e.g. P3")
+    br.add_argument("--agent", required=True, help="agent spec for that seat from step K, e.g. house:heuristic")
+    br.add_argument("--samples", type=int, default=None, metavar="N",
+                    help="play N branches with --agent and N with the parent's agent in that seat, and print "
+                         "the effect on the seat's win rate with a 95%% interval (default: one branch)")
+    br.add_argument("--concurrency", type=int, default=4, help="branches played at once (default 4)")
+    br.set_defaults(func=cmd_branch)
 
     b = sub.add_parser("bench", help="run an agent's answer over a question suite and print its accuracy")
     b.add_argument("suite", help="a shipped suite (tom-household), a .jsonl file in the suite format, or a folder a "

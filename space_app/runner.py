@@ -224,9 +224,12 @@ async def take_turn(seat: SeatAgent, request: Request, health: SeatHealth) -> tu
 
 
 async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None = None,
-               failing_after: int = DEFAULT_FAILING_AFTER) -> MatchOutcome:
+               failing_after: int = DEFAULT_FAILING_AFTER, resume_at: int | None = None) -> MatchOutcome:
     """Drive `game` to its end. `sink` gets each step's new events as they happen.
-    `failing_after`: failures alike in a row that stop a seat being called (0: never)."""
+    `failing_after`: failures alike in a row that stop a seat being called (0: never).
+    `resume_at`: the game was brought to its state by replaying a record (a branch) whose
+    events are stored with seqs below this; the events the game holds already are not sent
+    again, new ones are numbered from here, and the outcome's events are the new ones only."""
     missing = set(game.seats) - set(seats)
     if missing:
         raise ValueError(f"no agent for seat(s) {sorted(missing)}")
@@ -234,7 +237,8 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
     health = {seat: SeatHealth(0 if getattr(agent.agent, "always_called", False) is True else failing_after)
               for seat, agent in seats.items()}
     log: list[Event] = []
-    emitted = 0
+    emitted = 0 if resume_at is None else len(game.events)
+    first_seq = resume_at or 0
 
     async def flush(extra: list[Event]) -> None:
         nonlocal emitted
@@ -243,7 +247,7 @@ async def play(game: Game, seats: dict[str, SeatAgent], sink: EventSink | None =
         items = []
         for event in new:
             log.append(event)
-            items.append((len(log) - 1, event))
+            items.append((first_seq + len(log) - 1, event))
         if sink is not None and items:
             written = sink(items)
             if inspect.isawaitable(written):

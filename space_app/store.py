@@ -196,6 +196,22 @@ judge_verdicts = Table(
     Column("created_at", Float, nullable=False),
 )
 
+# a counterfactual branch (`branches`): a match that replayed its parent's record up to a step
+# and went on from there with `agent_id` in `seat`; its events below `live_seq` are the parent's
+match_branches = Table(
+    "match_branches", metadata,
+    Column("match_id", Chars(40), primary_key=True),
+    Column("parent_id", Chars(40), nullable=False, index=True),
+    Column("from_step", Integer, nullable=False),  # the replay's step number (spectator view, 1-based)
+    Column("live_seq", Integer, nullable=False),  # the first seq not copied from the parent
+    Column("seat", Chars(40), nullable=False),
+    Column("agent_id", Chars(200), nullable=False),  # who sat in `seat` from the branch point
+    Column("arm", Chars(20), nullable=False),  # 'agent' (the one asked for) or 'original' (called again)
+    Column("sample", Integer, nullable=False),
+    Column("salt", Chars(200), nullable=False),  # the house agents' per-branch salt (`core.seeding`)
+    Column("created_at", Float, nullable=False),
+)
+
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
 
@@ -587,6 +603,35 @@ class Store:
             query = query.where(matches.c.id.in_(list(match_ids)))
         with self.engine.connect() as conn:
             return {m: o for m, o in conn.execute(query)}
+
+    # -- counterfactual branches (`branches`) -----------------------------------------
+    def copy_events(self, match_id: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Store `rows` (as `events_of` returns them, another match's) as `match_id`'s, unchanged."""
+        keys = ("seq", "kind", "actor", "round", "visible_to", "text", "data", "created_at")
+        copied = [{"match_id": match_id, **{k: r[k] for k in keys}} for r in rows]
+        if copied:
+            with self._write_lock, self.engine.begin() as conn:
+                conn.execute(insert(events), copied)
+
+    def add_branch(self, row: dict[str, Any]) -> None:
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(insert(match_branches).values(created_at=time.time(), **row))
+
+    def branch_of(self, match_id: str) -> dict[str, Any] | None:
+        """The branch row of `match_id`, None when it is no branch."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(match_branches).where(match_branches.c.match_id == match_id)).mappings().first()
+        return None if row is None else dict(row)
+
+    def branches_of(self, parent_id: str) -> list[dict[str, Any]]:
+        """The branches made from `parent_id`, oldest first, with each branch match's status."""
+        query = (select(match_branches, matches.c.status)
+                 .join(matches, matches.c.id == match_branches.c.match_id)
+                 .where(match_branches.c.parent_id == parent_id)
+                 .order_by(match_branches.c.from_step, match_branches.c.sample, match_branches.c.arm,
+                           match_branches.c.created_at))
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
 
     def count_matches(self, game: str | None = None) -> int:
         query = select(func.count()).select_from(matches)

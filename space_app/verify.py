@@ -166,6 +166,13 @@ def replay(match: dict[str, Any], seen: Callable[[Call, Request], None] | None =
             raise _Mismatch(None, "the stored result differs from the replayed one")
 
 
+def recorded_outcome(row: dict[str, Any], request: Request) -> tuple[Call, Outcome]:
+    """The stored call record `row` read as `request`'s reply: the record and the outcome the
+    game got (a branch replays its parent's prefix with these); `ReplayMismatch` when it is not."""
+    call = _call(row, request)
+    return call, _outcome(request, call)
+
+
 def verify_match(match: dict[str, Any], origin: str | None = None) -> Verification:
     """Replay `match`; with its `origin` (from `Store.match_origins`), say who wrote it too."""
     result = _replayed(match)
@@ -207,4 +214,5 @@ def verify_many(matches: Iterable[dict[str, Any]], origins: dict[str, str] | Non
         yield verify_match(match, None if origins is None else origins.get(str(match.get("id")), ""))
 
 
-__all__ = ["AUTHENTICITY", "ReplayMismatch", "Verification", "authenticity", "replay", "verify_many", "verify_match"]
+__all__ = ["AUTHENTICITY", "ReplayMismatch", "Verification", "authenticity", "recorded_outcome", "replay",
+           "verify_many", "verify_match"]

@@ -133,7 +133,33 @@ def panel_groups_for(game: str | None) -> list[Any]:
 
 
 def header_for(match: dict[str, Any]) -> str:
-    return f"### {get_game(match['game']).facts.title_in(language_of(match))} — `{match['id']}`"
+    head = f"### {get_game(match['game']).facts.title_in(language_of(match))} — `{match['id']}`"
+    links = branch_lines(match.get("branch_links") or {}, language_of(match), str(match["id"]))
+    return "\n\n".join([head, *links])
+
+
+def branch_lines(links: dict[str, Any], language: str, match_id: str = "MATCH") -> list[str]:
+    """The replay's counterfactual links (`ArenaAPI.branch_links`): the match this one was
+    branched from, and the branches of this one with the step where each first differs."""
+    out = []
+    parent = links.get("branched_from")
+    if parent:
+        out.append(text(language, "watch.branched_from", parent=markdown_text(parent["parent"]),
+                        step=parent["from_step"], seat=markdown_text(parent["seat"]),
+                        agent=markdown_text(parent["agent"])))
+    children = links.get("branches") or []
+    if children:
+        out.append(text(language, "watch.branches", n=len(children)))
+        for b in children:
+            where = (text(language, "watch.branch_diverges", step=b["diverges_at"]) if b.get("diverges_at")
+                     else text(language, "watch.branch_same"))
+            out.append(text(language, "watch.branch_line", id=markdown_text(b["id"]), step=b["from_step"],
+                            seat=markdown_text(b["seat"]), agent=markdown_text(b["agent"]),
+                            arm=markdown_text(b["arm"]), sample=b["sample"],
+                            winner=markdown_text(b.get("winner") or b["status"]), where=where))
+    if links.get("more"):
+        out.append(text(language, "watch.branches_more", n=links["more"], match=markdown_text(match_id)))
+    return out
 
 
 # the page's own address (on a Space, the app's, not the Hub page around it) + the query
@@ -305,6 +331,7 @@ def build_watch_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict
         try:
             match = api.get_match(mid)
             get_game(match["game"])  # a record of a game this arena does not have: said plainly
+            match["branch_links"] = api.branch_links(match["id"])
         except (ApiError, UnknownGame) as exc:
             return refused(exc, page_language)
         return shown(match, f"?match={match['id']}")
