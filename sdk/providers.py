@@ -60,23 +60,24 @@ PROVIDERS: dict[str, ProviderPreset] = {p.name: p for p in (
         model_naming="the tag as in `ollama pull`, e.g. `llama3.2:3b`",
         quirks=["The OpenAI-compatible API is under `/v1`; `http://HOST:11434` alone answers 404.",
                 "Any key is accepted; the caller sends a placeholder.",
-                "The context length is the server's (`OLLAMA_CONTEXT_LENGTH`, 4096 by default), "
+                "The context length is the server's (`OLLAMA_CONTEXT_LENGTH`; a few thousand tokens by default), "
                 "not settable per request here: set `context_tokens` in `LLMAgent` to match.",
                 "A Space cannot reach `localhost` on your machine: expose the server on a public "
                 "URL (ports 80, 443 or 8080 only) and set `OPENAI_BASE_URL`."]),
     ProviderPreset(
         name="vllm", title="vLLM", template="openai", base_url="http://localhost:8000/v1",
         key_env="VLLM_API_KEY", model="Qwen/Qwen2.5-7B-Instruct",
-        model_naming="the served model name: `--served-model-name`, else the repo id given to `vllm serve`",
+        model_naming="the served model name (`--served-model-name`, else the repo id given to `vllm serve`)",
         quirks=["The key is whatever the server was started with (`--api-key` or `VLLM_API_KEY`); "
                 "without one any key is accepted.",
                 "A model name other than the served one answers 404 \"model does not exist\"."]),
     ProviderPreset(
         name="llamacpp", title="llama.cpp server", template="openai", base_url="http://localhost:8080/v1",
         key_env="LLAMA_API_KEY", model="local-model",
-        model_naming="any name: the server answers with the one model it loaded",
+        model_naming="any name (the server answers with the one model it loaded)",
         stream=True,
-        quirks=["One slot by default: requests queue, so run benchmarks with concurrency 1.",
+        quirks=["Often one request at a time (llama-cpp-python's server; `llama-server -np 1`): requests "
+                "queue, so run benchmarks with concurrency 1.",
                 "Streaming is on: llama-cpp-python's server stops a cancelled request only between "
                 "streamed tokens, so nothing is left queued when a turn ends.",
                 "Images need a vision projector (`--mmproj`); without one it answers 400 "

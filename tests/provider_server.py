@@ -122,8 +122,8 @@ def _handler(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
                 {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
                 {"choices": [], "usage": payload["usage"]},
             ]
-            data = b"".join(f"data: {json.dumps({'id': 'c', 'object': 'chat.completion.chunk', 'created': 0, 'model': payload['model'], **c})}\n\n".encode()
-                            for c in chunks) + b"data: [DONE]\n\n"
+            head = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": payload["model"]}
+            data = b"".join(f"data: {json.dumps({**head, **c})}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", str(len(data)))
