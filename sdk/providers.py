@@ -45,7 +45,9 @@ class ProviderPreset(BaseModel):
         return os.environ.get(self.key_env) if self.key_env else None
 
     def request_headers(self, agent_name: str) -> dict[str, str]:
-        return {header: value.replace("{name}", agent_name) for header, value in self.headers.items()}
+        # HTTP header values are ASCII: a name in another script is left out of them
+        name = "".join(c for c in agent_name if " " <= c <= "~").strip() or "deduction-arena-agent"
+        return {header: value.replace("{name}", name) for header, value in self.headers.items()}
 
 
 PROVIDERS: dict[str, ProviderPreset] = {p.name: p for p in (
