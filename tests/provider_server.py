@@ -14,6 +14,9 @@ every request (`seen`: path, lower-cased headers, JSON body) and answers each wi
     Reply(status=429, retry_after="1")     rate limited; until that time has passed it keeps
                                            answering 429 (counted in `too_early`)
     Reply(status=401)                      any other error status, in the API's error shape
+    Reply(slow=30)                         the reply comes after 30 s (or when the server stops);
+                                           `abandoned` counts the slow replies whose client had
+                                           gone by then (the write failed)
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class Reply:
     truncated: bool = False
     status: int = 200
     retry_after: str | None = None
+    slow: float = 0.0
 
 
 @dataclass
@@ -49,7 +53,9 @@ class ProviderServer:
     default: Reply = field(default_factory=Reply)
     seen: list[Seen] = field(default_factory=list)
     too_early: int = 0
+    abandoned: int = 0
     url: str = ""  # http://127.0.0.1:PORT (no path)
+    stopping: threading.Event = field(default_factory=threading.Event)
     _not_before: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -140,6 +146,13 @@ def _handler(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
                 left = max(0.0, server._not_before - time.monotonic())
                 self._send(429, _error(path, 429), {"Retry-After": f"{left:.3f}"})
                 return
+            if reply.slow:
+                server.stopping.wait(reply.slow)
+                try:
+                    self._send(200, _anthropic(body, reply) if path.endswith("/v1/messages") else _openai(body, reply))
+                except OSError:  # the client closed the connection while waiting
+                    server.abandoned += 1
+                return
             if reply.status != 200:
                 headers = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}
                 self._send(reply.status, _error(path, reply.status), headers)
@@ -168,6 +181,7 @@ def provider_server(*script: Reply) -> Iterator[ProviderServer]:
     try:
         yield server
     finally:
+        server.stopping.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join(10)

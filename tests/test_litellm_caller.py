@@ -16,6 +16,7 @@ import pytest
 from provider_server import ProviderServer, Reply, provider_server
 
 from sdk import AgentError, LLMAgent, Observation, litellm_caller
+from sdk.deadline import turn
 from sdk.usage import LLMText
 
 CLAUDE = "anthropic/claude-3-5-haiku-latest"
@@ -85,6 +86,33 @@ def test_a_retry_after_past_the_budget_fails_at_once_saying_so() -> None:
     assert len(server.seen) == 1
 
 
+def test_a_slow_reply_ends_with_the_turn_as_a_timeout() -> None:
+    with provider_server(Reply(slow=60)) as server:
+        call = claude(server, timeout=120)
+        with turn(1.5), pytest.raises(AgentError) as err:
+            call(MESSAGES)
+    assert err.value.kind == "timeout"
+    assert "1.5 s" in str(err.value)  # the turn's budget, not the caller's 120 s
+
+
+def test_a_server_error_is_retried_then_answered() -> None:
+    with provider_server(Reply(status=500), Reply(status=503), Reply("Final answer: P2")) as server:
+        reply = claude(server, timeout=30)(MESSAGES)
+    assert reply == "Final answer: P2" and len(server.seen) == 3
+
+
+def test_an_unreachable_provider_fails_as_the_agents_failure() -> None:
+    import socket
+
+    with socket.socket() as sock:  # bound, not listening: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        with pytest.raises(AgentError) as err:
+            litellm_caller(CLAUDE, api_key="k", api_base=f"http://127.0.0.1:{port}", timeout=5,
+                           max_retries=1)(MESSAGES)
+    assert err.value.kind == "agent_failed"
+
+
 def test_a_refused_key_is_not_retried() -> None:
     with provider_server(Reply(status=401)) as server:
         with pytest.raises(AgentError) as err:
@@ -121,6 +149,18 @@ def test_images_reach_anthropic_as_image_blocks() -> None:
     parts = server.seen[0].body["messages"][0]["content"]
     image = next(p for p in parts if p["type"] == "image")
     assert image["source"] == {"type": "base64", "media_type": "image/png", "data": pixel}
+
+
+def test_images_reach_gemini_as_inline_data() -> None:
+    pixel = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    messages = [{"role": "user", "content": [
+        {"type": "text", "text": "What is in the picture?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{pixel}"}}]}]
+    with provider_server() as server:
+        gemini(server)(messages)
+    parts = server.seen[0].body["contents"][0]["parts"]
+    inline = next(p["inline_data"] for p in parts if "inline_data" in p)
+    assert inline == {"mime_type": "image/png", "data": pixel}
 
 
 # -- Gemini --------------------------------------------------------------------------------------
