@@ -34,6 +34,7 @@ class ProviderPreset(BaseModel):
     template: Literal["openai", "litellm"]  # which caller (and scaffold template) speaks its API
     base_url: str | None  # None: the library's default endpoint for the provider
     key_env: str | None  # None: the server takes any key (or none)
+    key_optional: bool = False  # a self-hosted server may run without a key
     model: str  # an example model name, the scaffold's default
     model_naming: str
     headers: dict[str, str] = Field(default_factory=dict)  # extra request headers ("{name}": the agent's)
@@ -68,14 +69,14 @@ PROVIDERS: dict[str, ProviderPreset] = {p.name: p for p in (
                 "URL (ports 80, 443 or 8080 only) and set `OPENAI_BASE_URL`."]),
     ProviderPreset(
         name="vllm", title="vLLM", template="openai", base_url="http://localhost:8000/v1",
-        key_env="VLLM_API_KEY", model="Qwen/Qwen2.5-7B-Instruct",
+        key_env="VLLM_API_KEY", key_optional=True, model="Qwen/Qwen2.5-7B-Instruct",
         model_naming="the served model name (`--served-model-name`, else the repo id given to `vllm serve`)",
         quirks=["The key is whatever the server was started with (`--api-key` or `VLLM_API_KEY`); "
                 "without one any key is accepted.",
                 "A model name other than the served one answers 404 \"model does not exist\"."]),
     ProviderPreset(
         name="llamacpp", title="llama.cpp server", template="openai", base_url="http://localhost:8080/v1",
-        key_env="LLAMA_API_KEY", model="local-model",
+        key_env="LLAMA_API_KEY", key_optional=True, model="local-model",
         model_naming="any name (the server answers with the one model it loaded)",
         stream=True,
         quirks=["Often one request at a time (llama-cpp-python's server; `llama-server -np 1`): requests "
@@ -134,7 +135,7 @@ def provider_caller(name: str, model: str | None = None, *, base_url: str | None
     neither given nor in its environment variable is refused here, naming the variable."""
     p = preset(name)
     key = api_key or p.key()
-    if p.key_env and not key and name not in ("vllm", "llamacpp"):  # those two accept any key
+    if p.key_env and not key and not p.key_optional:
         raise AgentError("agent_failed", f"no API key for {p.title}: set {p.key_env}")
     if p.template == "litellm":
         from .callers.litellm_caller import litellm_caller
@@ -156,7 +157,8 @@ def providers_table() -> str:
     for p in PROVIDERS.values():
         caller = "`openai_caller`" if p.template == "openai" else "`litellm_caller`"
         base = f"`{p.base_url}`" if p.base_url else "the provider's own"
-        key = f"`{p.key_env}`" if p.key_env else "none (any text)"
+        key = (f"`{p.key_env}`" + (" (if the server has one)" if p.key_optional else "")) if p.key_env \
+            else "none (any text)"
         lines.append(f"| {p.title} | `{p.name}` | {caller} | {base} | {key} | `{p.model}` |")
     for p in PROVIDERS.values():
         lines += ["", f"### {p.title} (`{p.name}`)", "", f"- Model names: {p.model_naming}."]

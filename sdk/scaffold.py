@@ -64,7 +64,9 @@ def provider_for(template: str, provider: str | None) -> ProviderPreset | None:
 
 def _provider_values(p: ProviderPreset, agent_name: str) -> dict[str, Any]:
     key_env = p.key_env or "OPENAI_API_KEY"
-    key_help = (f"the {p.title} key" if p.key_env else f"not needed: {p.title} accepts any key")
+    key_help = (f"not needed: {p.title} accepts any key" if not p.key_env
+                else f"the key your {p.title} was started with, if any" if p.key_optional
+                else f"the {p.title} key")
     headers = p.request_headers(agent_name)
     return {
         "provider_title": p.title,

@@ -66,7 +66,8 @@ def _asked_wait(exc: BaseException | None) -> float | None:
     `litellm_response_headers` (its `response` is a stand-in without them)."""
     kept = getattr(exc, "litellm_response_headers", None)
     if kept:
-        return retry_after(SimpleNamespace(response=SimpleNamespace(headers=kept)))  # type: ignore[arg-type]
+        headers = {str(k).lower(): v for k, v in dict(kept).items()}  # a plain dict is case-sensitive
+        return retry_after(SimpleNamespace(response=SimpleNamespace(headers=headers)))  # type: ignore[arg-type]
     return retry_after(exc)
 
 
