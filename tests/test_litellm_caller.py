@@ -210,3 +210,39 @@ def test_importing_the_caller_keeps_litellm_offline() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]
     assert "fetch" not in done.stderr.lower()
+
+
+# -- the litellm example agent, served as a Space ------------------------------------------------
+def test_the_litellm_example_agent_plays_through_the_arena_client(launch, monkeypatch: pytest.MonkeyPatch) -> None:
+    """example_agents/litellm_agent served over HTTP and called with RemoteAgent, as the arena
+    does, its Claude calls answered by the loopback Anthropic server; a cut vote is asked again
+    and the arena's reply carries the flag and both calls' tokens."""
+    import importlib.util
+    from pathlib import Path
+
+    from sdk import RemoteAgent
+
+    path = Path(__file__).resolve().parents[1] / "example_agents" / "litellm_agent" / "app.py"
+    with provider_server(Reply("I suspect", truncated=True), Reply("Final answer: P3")) as server:
+        monkeypatch.setenv("LITELLM_API_BASE", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-space-secret")
+        monkeypatch.delenv("MODEL", raising=False)
+        spec = importlib.util.spec_from_file_location("litellm_example_app", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        remote = RemoteAgent(launch(module.app), timeout=30)
+        try:
+            assert remote.info(wait=False)["name"] == "litellm-agent"
+            vote = Observation.model_validate({
+                "game": "spy", "phase": "vote", "verb": "vote", "you": "P1", "seats": ["P1", "P2", "P3"],
+                "options": ["P2", "P3"], "instruction": "Vote for the spy.",
+                "limits": {"seconds": 30, "max_chars": 400}})
+            reply = remote.act(vote)
+        finally:
+            remote.close()
+    assert reply.text == "P3"
+    assert reply.usage is not None and reply.usage.prompt_tokens == 24  # 12 + 12: both calls
+    assert [s.path for s in server.seen] == ["/v1/messages", "/v1/messages"]
+    assert server.seen[0].headers["x-api-key"] == "sk-ant-space-secret"
+    assert server.seen[0].body["model"] == "claude-3-5-haiku-latest"
