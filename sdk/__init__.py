@@ -3,7 +3,7 @@
 __version__ = "0.3.0"
 
 from .agent import Agent, Reply
-from .callers import LocalScorer, local_caller, local_scorer, openai_caller, scripted_caller
+from .callers import LocalScorer, litellm_caller, local_caller, local_scorer, openai_caller, scripted_caller
 from .errors import AgentError
 from .llm_agent import LLMAgent
 from .memory import MatchMemory
@@ -15,7 +15,7 @@ from .usage import LLMText, Usage, with_notes
 __all__ = [
     "ABSTAIN", "Agent", "AgentError", "Choice", "Document", "HistoryItem",
     "LLMAgent", "LLMText", "Limits", "LocalScorer", "MatchMemory", "Observation", "PrivateInfo",
-    "RemoteAgent", "Reply", "Usage", "__version__", "launch_agent", "local_caller", "local_scorer",
+    "RemoteAgent", "Reply", "Usage", "__version__", "launch_agent", "litellm_caller", "local_caller", "local_scorer",
     "openai_caller", "parse_choice", "scripted_caller", "serve", "with_notes",
 ]
 

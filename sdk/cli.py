@@ -36,17 +36,23 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _new_agent(args: argparse.Namespace) -> int:
-    from .scaffold import ScaffoldError, default_name, scaffold
+    from .scaffold import ScaffoldError, default_name, provider_for, scaffold
 
     name = args.name or default_name(args.dir)
     try:
-        scaffold(args.dir, args.template, name)
+        scaffold(args.dir, args.template, name, provider=args.provider)
+        preset = provider_for(args.template, args.provider)
     except ScaffoldError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    secrets = " --secret OPENAI_API_KEY --variable MODEL=gpt-4o-mini" if args.template == "openai" else ""
+    secrets = ""
+    if preset:
+        secrets = (f" --secret {preset.key_env}" if preset.key_env else "") + f" --variable MODEL={preset.model}"
+        if preset.base_url and "localhost" in preset.base_url:  # a Space cannot reach the author's machine
+            secrets += " --variable OPENAI_BASE_URL=https://YOUR_SERVER/v1"
+    using = f", provider: {preset.name}" if preset else ""
     print(
-        f"Created agent {name!r} in {args.dir} (template: {args.template}):\n"
+        f"Created agent {name!r} in {args.dir} (template: {args.template}{using}):\n"
         f"  README.md         Space card and what to change\n"
         f"  app.py            the agent; edit llm_caller\n"
         f"  requirements.txt  pinned dependencies\n"
@@ -133,8 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new-agent", help="create a ready Hugging Face Space folder for a new agent")
     p.add_argument("dir", metavar="DIR", help="folder to create (must not exist or be empty)")
-    p.add_argument("--template", required=True, choices=["openai", "local"],
-                   help="openai: any OpenAI-compatible endpoint; local: the embedded SmolLM2-135M")
+    p.add_argument("--template", required=True, choices=["openai", "litellm", "local"],
+                   help="openai: any OpenAI-compatible endpoint; litellm: Anthropic, Gemini and other "
+                        "APIs through LiteLLM; local: the embedded SmolLM2-135M")
+    p.add_argument("--provider", metavar="NAME",
+                   help="fill in a provider's model, base URL, key variable and headers (docs/providers.md): "
+                        "openai, ollama, vllm, llamacpp, hf, openrouter for --template openai (default openai); "
+                        "anthropic, gemini for --template litellm (default anthropic)")
     p.add_argument("--name", help="agent name (default: from DIR)")
     p.set_defaults(func=_new_agent)
 

@@ -2,7 +2,8 @@
 
 A Space folder is `README.md` (the Space card), `app.py`, `requirements.txt` and a
 vendored copy of this `sdk/` package, which is how the SDK is installed on a Space.
-The file templates live in `sdk/templates/`.
+The file templates live in `sdk/templates/`; the `openai` and `litellm` templates take a
+provider (`sdk/providers.py`) whose model, base URL, key variable and headers they fill in.
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ import re
 import shutil
 from pathlib import Path
 from string import Template
+from typing import Any
 
-TEMPLATES = ("openai", "local")
+from .providers import PROVIDERS, ProviderPreset
+
+TEMPLATES = ("openai", "litellm", "local")
+DEFAULT_PROVIDER = {"openai": "openai", "litellm": "anthropic"}  # the template's provider when none is named
 GRADIO_VERSION = "6.31.0"
 
 SDK_DIR = Path(__file__).resolve().parent
@@ -41,10 +46,55 @@ def default_name(folder: str | Path) -> str:
     return name.replace("_", "-").lower()
 
 
-def render(template: str, name: str) -> dict[str, str]:
-    """The text files of a new agent folder (not the vendored sdk/): {relative path: text}."""
+def provider_for(template: str, provider: str | None) -> ProviderPreset | None:
+    """The provider preset a template is rendered with (its default when none is named), or a
+    ScaffoldError naming the providers the template takes."""
+    if template not in DEFAULT_PROVIDER:
+        if provider is not None:
+            raise ScaffoldError(f"the {template} template takes no provider (it runs its own model)")
+        return None
+    name = provider or DEFAULT_PROVIDER[template]
+    preset = PROVIDERS.get(name)
+    if preset is None or preset.template != template:
+        fits = ", ".join(p.name for p in PROVIDERS.values() if p.template == template)
+        other = f" ({name} is served by the {preset.template} template)" if preset else ""
+        raise ScaffoldError(f"unknown provider {name!r} for the {template} template{other}: choose one of {fits}")
+    return preset
+
+
+def _provider_values(p: ProviderPreset, agent_name: str) -> dict[str, Any]:
+    key_env = p.key_env or "OPENAI_API_KEY"
+    key_help = (f"not needed: {p.title} accepts any key" if not p.key_env
+                else f"the key your {p.title} was started with, if any" if p.key_optional
+                else f"the {p.title} key")
+    headers = p.request_headers(agent_name)
+    return {
+        "provider_title": p.title,
+        "model": p.model,
+        "model_literal": json.dumps(p.model),
+        "model_naming": p.model_naming,
+        "base_url": p.base_url or "the provider's own",
+        "base_url_literal": json.dumps(p.base_url) if p.base_url else "None",
+        "key_env": key_env,
+        "key_env_literal": json.dumps(key_env),
+        "key_help": key_help,
+        "key_line": f"  {key_env:<16} secret    {key_help}",
+        "stream": repr(p.stream),
+        "headers_literal": _dict_literal(headers) if headers else "None",
+        "provider_notes": "\n".join(f"- {quirk}" for quirk in p.quirks),
+    }
+
+
+def _dict_literal(values: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in values.items()) + "}"
+
+
+def render(template: str, name: str, provider: str | None = None) -> dict[str, str]:
+    """The text files of a new agent folder (not the vendored sdk/): {relative path: text}.
+    `provider` (openai and litellm templates) fills in a preset's defaults."""
     if template not in TEMPLATES:
         raise ScaffoldError(f"unknown template {template!r}: choose one of {', '.join(TEMPLATES)}")
+    preset = provider_for(template, provider)
     name = name.strip()
     if not name or "\n" in name or "\r" in name:
         raise ScaffoldError("the agent name must be a non-empty single line")
@@ -52,6 +102,7 @@ def render(template: str, name: str) -> dict[str, str]:
         "name": name,
         "name_literal": json.dumps(name, ensure_ascii=False),  # a valid Python string literal
         "title_yaml": json.dumps(name, ensure_ascii=False),  # a valid YAML double-quoted scalar
+        **(_provider_values(preset, name) if preset else {}),
     }
     files = {}
     for out, source in _FILES.items():
@@ -68,7 +119,7 @@ def vendor_sdk(destination: str | Path) -> Path:
 
 
 def scaffold(folder: str | Path, template: str, name: str | None = None, *,
-             vendor: bool = True) -> list[Path]:
+             vendor: bool = True, provider: str | None = None) -> list[Path]:
     """Create the agent folder and return the paths written (top-level entries).
 
     Refuses when `folder` exists and is not an empty directory; nothing is written then.
@@ -79,7 +130,7 @@ def scaffold(folder: str | Path, template: str, name: str | None = None, *,
             raise ScaffoldError(f"{folder} exists and is not a directory")
         if any(folder.iterdir()):
             raise ScaffoldError(f"{folder} exists and is not empty; choose a new folder")
-    files = render(template, name or default_name(folder))  # validate before writing anything
+    files = render(template, name or default_name(folder), provider)  # validate before writing anything
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for rel, text in files.items():

@@ -122,7 +122,7 @@ def test_the_templates_declare_no_game_list_and_are_seated_in_every_game(tmp_pat
     from space_app.suites import suite_games
 
     arena_has = set(GAMES) | set(suite_games())
-    for template in ("openai", "local"):
+    for template in ("openai", "litellm", "local"):
         code = render(template, "t")["app.py"]
         assert "games=" not in code, template
     default = LLMAgent(scripted_caller(["x"])).info()["games"]

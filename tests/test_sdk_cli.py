@@ -16,6 +16,7 @@ from huggingface_hub.utils import filter_repo_objects
 from sdk import cli
 from sdk import deploy as deploy_module
 from sdk.deploy import DeployError, deploy
+from sdk.providers import PROVIDERS
 from sdk.scaffold import ScaffoldError, render, scaffold
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +77,7 @@ def test_schema_prints_observation_json_schema():
 
 
 # -- new-agent -----------------------------------------------------------------
-@pytest.mark.parametrize("template", ["openai", "local"])
+@pytest.mark.parametrize("template", ["openai", "litellm", "local"])
 def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
     target = tmp_path / "my_agent"
     result = run_cli("new-agent", str(target), "--template", template, "--name", "Sly Fox")
@@ -95,6 +96,10 @@ def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
     if template == "openai":
         for var in ("MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
             assert f'"{var}"' in app_src
+    elif template == "litellm":
+        for var in ("MODEL", "LITELLM_API_BASE"):
+            assert f'"{var}"' in app_src
+        assert '"anthropic/claude-3-5-haiku-latest"' in app_src and "ANTHROPIC_API_KEY" in app_src
     else:
         assert "local_caller(max_new_tokens=48)" in app_src
 
@@ -108,8 +113,9 @@ def test_new_agent_creates_a_complete_space_folder(tmp_path, template):
     reqs = (target / "requirements.txt").read_text().splitlines()
     for pin in PINS + (LOCAL_PINS if template == "local" else []):
         assert any(line.startswith(pin) for line in reqs), pin
-    if template == "openai":
+    if template != "local":
         assert not any(line.startswith("torch") for line in reqs)
+    assert any(line.startswith("litellm==") for line in reqs) is (template == "litellm")
 
 
 def test_new_agent_app_runs_from_its_vendored_sdk(tmp_path):
@@ -124,6 +130,54 @@ def test_new_agent_app_runs_from_its_vendored_sdk(tmp_path):
     sdk_file, kind = result.stdout.splitlines()
     assert Path(sdk_file).resolve() == (target / "sdk" / "__init__.py").resolve()
     assert kind == "Blocks standalone"
+
+
+@pytest.mark.parametrize("provider", [p.name for p in PROVIDERS.values()])
+def test_new_agent_fills_in_the_providers_defaults(tmp_path, provider):
+    preset = PROVIDERS[provider]
+    target = tmp_path / provider
+    result = run_cli("new-agent", str(target), "--template", preset.template, "--provider", provider,
+                     "--name", "Sly Fox")
+    assert result.returncode == 0, result.stderr
+    assert f"provider: {provider}" in result.stdout and f"MODEL={preset.model}" in result.stdout
+    app_src = (target / "app.py").read_text()
+    module = ast.parse(app_src)
+    caller = next(node for node in ast.walk(module) if isinstance(node, ast.Call)
+                  and getattr(node.func, "id", "") in ("openai_caller", "litellm_caller"))
+    settings = {kw.arg: kw.value for kw in caller.keywords}
+    assert ast.literal_eval(settings["model"].args[1]) == preset.model  # os.environ.get("MODEL", default)
+    if preset.template == "openai":
+        assert ast.literal_eval(settings["base_url"].values[1]) == preset.base_url
+        assert ast.literal_eval(settings["api_key"].args[0]) == (preset.key_env or "OPENAI_API_KEY")
+        assert ast.literal_eval(settings["stream"]) is preset.stream
+        headers = ast.literal_eval(settings["headers"])
+        assert headers == (preset.request_headers("Sly Fox") or None)
+    readme = (target / "README.md").read_text()
+    assert f"## Provider: {preset.title}" in readme and preset.quirks[0] in readme
+    if preset.key_env:
+        assert f"--secret {preset.key_env}" in result.stdout and f"`{preset.key_env}`" in readme
+
+
+def test_new_agent_refuses_a_provider_of_another_template(tmp_path):
+    result = run_cli("new-agent", str(tmp_path / "x"), "--template", "openai", "--provider", "anthropic")
+    assert result.returncode == 2
+    assert "litellm template" in result.stderr and "ollama" in result.stderr
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(ScaffoldError, match="no provider"):
+        render("local", "x", "hf")
+    with pytest.raises(ScaffoldError, match="unknown provider 'nope'"):
+        render("openai", "x", "nope")
+
+
+def test_a_litellm_agent_runs_from_its_vendored_sdk(tmp_path):
+    target = tmp_path / "claude"
+    scaffold(target, "litellm", "claude-agent", provider="gemini")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LITELLM_LOCAL_MODEL_COST_MAP")}
+    code = "import app; print(app.llm_caller.model, app.agent.name)"
+    result = subprocess.run([sys.executable, "-c", code], cwd=target, capture_output=True, text=True,
+                            timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["gemini/gemini-2.0-flash", "claude-agent"]
 
 
 def test_new_agent_default_name_comes_from_the_folder(tmp_path):
@@ -168,7 +222,7 @@ def test_names_are_quoted_safely(tmp_path):
 def test_example_agents_match_the_templates():
     """example_agents/ are the scaffolds (minus the vendored sdk/): regenerate them with
     `scaffold(dir, template, name, vendor=False)` after changing sdk/templates/."""
-    for template, name in (("openai", "openai-agent"), ("local", "local-agent")):
+    for template, name in (("openai", "openai-agent"), ("litellm", "litellm-agent"), ("local", "local-agent")):
         folder = ROOT / "example_agents" / f"{template}_agent"
         for rel, text in render(template, name).items():
             assert (folder / rel).read_text() == text, f"{folder.name}/{rel} differs from the template"

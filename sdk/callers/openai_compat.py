@@ -122,6 +122,7 @@ def openai_caller(
     top_p: float | None = None,
     stop: str | list[str] | None = None,
     stream: bool = False,
+    headers: dict[str, str] | None = None,
 ) -> Callable[[list[Message]], str]:
     """Build an `llm_caller` that sends chat messages (text or image parts) to `model`.
 
@@ -132,7 +133,10 @@ def openai_caller(
     `max_retries` is the most extra attempts after a 429, 5xx or dropped connection.
     `stream=True` reads the reply as it is generated: for servers that stop generating for a
     closed connection only between streamed tokens (llama-cpp-python's server); token usage
-    is then known only when the server sends it in its last chunk.
+    is then known only when the server sends it in its last chunk. `headers` are sent with
+    every request (OpenRouter's `HTTP-Referer` / `X-Title`, a gateway's own headers).
+    Presets for Ollama, vLLM, llama.cpp's server, the HF router and OpenRouter are in
+    `sdk.providers`.
     """
     import openai
     from tenacity import AsyncRetrying, retry_if_exception, wait_random_exponential
@@ -146,6 +150,7 @@ def openai_caller(
         base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
         timeout=timeout,
         max_retries=0,
+        default_headers=headers,
     )
     options: dict[str, Any] = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens,
                                "stop": stop}
