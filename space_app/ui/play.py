@@ -203,8 +203,11 @@ def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str]
             continue
         label = text(lang, "play.seat", name=names[i])
         if names[i] == mine:  # the person's own seat: no agent to pick there
-            out.append(gr.update(choices=[(text(lang, "play.you"), YOU)], value=YOU, label=label, visible=True,
-                                 interactive=False))
+            # the agents stay among its choices: a Start pressed before this update reached the
+            # page sends the seat's agent, which must still be a valid choice (the person takes
+            # the seat all the same)
+            out.append(gr.update(choices=[(text(lang, "play.you"), YOU), *choices], value=YOU, label=label,
+                                 visible=True, interactive=False))
             continue
         value = (current or [None] * MAX_SEATS)[i]
         if value not in values:
@@ -375,8 +378,8 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                 **SEATS_QUEUE)
     players.release(reshape, [game, players, language, picked, *seat_dropdowns], shaped, api_visibility="private",
                     **SEATS_QUEUE)
-    picked.input(on_choice, [game, language, picked, *seat_dropdowns], shaped, api_visibility="private",
-                 **SEATS_QUEUE)
+    picked.select(on_choice, [game, language, picked, *seat_dropdowns], shaped, api_visibility="private",
+                  **SEATS_QUEUE)
 
     def reword_seats(game_id: str, n: float, lang: str, mine: str, chosen: str | None, *current: str):
         """The seats in the new language: their labels, 'watch only', and where the language
