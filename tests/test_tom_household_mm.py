@@ -15,6 +15,7 @@ from PIL import Image
 from space_app.cli import main as cli_main
 from space_app.suites import REPORTS, SUITES, open_suite
 from space_app.suites.conditions import conditioned_item, with_condition
+from space_app.suites.run import observation
 from space_app.suites.tom_household_mm import (
     TYPES,
     Fact,
@@ -36,6 +37,7 @@ from space_app.suites.tom_household_mm.episode import (
     VIDEO,
 )
 from space_app.suites.tom_household_mm.lexical import overlap_by_condition
+from space_app.suites.tom_household_mm.reader import HouseholdReader, perceive
 from space_app.suites.tom_household_mm.solver import BOTH, TEXT_ONLY, VIDEO_ONLY, consistent, question_parts, states
 from space_app.suites.tom_household_mm.suite import serialise, shipped_items, to_item
 
@@ -132,17 +134,42 @@ def test_each_condition_shows_only_its_half():
 
 def test_bench_per_condition_and_the_modality_ablation_report(tmp_path, capsys):
     db = str(tmp_path / "m.db")
-    for condition in ("text", "video"):
-        assert cli_main(["--db", db, "bench", "tom-household-mm", "--agent", "house:overlap", "--condition", condition,
+    for agent, condition in (("house:overlap", "text"), ("house:overlap", "video"),
+                             ("house:household-reader", "multimodal")):
+        assert cli_main(["--db", db, "bench", "tom-household-mm", "--agent", agent, "--condition", condition,
                          "--limit", "12"]) == 0
     capsys.readouterr()
     assert "household-modality" in REPORTS
     assert cli_main(["--db", db, "report", "household-modality"]) == 0
     out = capsys.readouterr().out
-    assert "modality ablation: house:overlap" in out
+    assert "modality ablation: house:overlap" in out and "modality ablation: house:household-reader" in out
     for row in ("multi-modal", "text only", "video only", "text + action track"):
         assert row in out
     assert "n=12" in out and "not run" in out
+    reader = out.split("modality ablation: house:household-reader", 1)[1]
+    assert "| multi-modal |" in reader and "100.0 [" in reader.split("| multi-modal |", 1)[1].split("\n", 1)[0]
+
+
+def test_the_reader_perceives_the_facts_and_needs_both_halves():
+    episodes = {ep.id: ep for ep in generate_episodes()}
+    suite = open_suite("tom-household-mm")
+    reader = HouseholdReader()
+    right: dict[str, list[bool]] = {c: [] for c in ("multimodal", "text", "video", "track")}
+    for item in suite.loaded.items:
+        ep = episodes[item.id]
+        both = conditioned_item(item, "multimodal", vision=False)
+        assert both is not None
+        containers, facts = perceive(both.context)
+        assert set(containers) == set(ep.containers)
+        assert sorted((f.kind, f.container) for f in facts) == sorted((f.kind, f.container) for f in ep.facts)
+        for condition in right:
+            shown = conditioned_item(item, condition, vision=False)
+            assert shown is not None
+            right[condition].append(reader.answer(observation(shown, "tom", 30.0)) == item.answer)
+    assert all(right["multimodal"]) and all(right["track"])
+    for condition in ("text", "video"):  # one half leaves two or three options: about chance among them
+        share = sum(right[condition]) / len(right[condition])
+        assert 0.25 < share < 0.65, (condition, share)
 
 
 def test_the_human_quiz_shows_the_keyframes(tmp_path):

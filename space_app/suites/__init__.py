@@ -25,6 +25,7 @@ from .registry import (
 )
 from .tom_household_mm import SUITE as MM_SUITE
 from .tom_household_mm import shipped_items as mm_items
+from .tom_household_mm.reader import HouseholdReader
 from .tom_household_mm.report import REPORT as MODALITY_REPORT
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -63,7 +64,7 @@ register(SuiteSource(
     types=("belief", "social_goal", "belief_of_goal"),
     rules=TOM_RULES,
     regenerate="python -m space_app.suites.tom_household_mm --out tom_household_mm.jsonl",
-    house_agents=_HOUSE_AGENTS,
+    house_agents={**_HOUSE_AGENTS, "house:household-reader": (HouseholdReader.description, HouseholdReader)},
 ))
 
 # MuMA-ToM's table over stored runs of an imported MuMA-ToM file (the files are not shipped)

@@ -91,9 +91,14 @@ def _agrees(s: State, fact: Fact) -> bool:
 
 
 def states(ep: Episode, facts: tuple[Fact, ...], condition: Option | None = None) -> list[State]:
-    places: list[str | None] = [*ep.containers, None]
+    return room_states(ep.containers, facts, condition)
+
+
+def room_states(containers: tuple[str, ...], facts: tuple[Fact, ...], condition: Option | None = None) -> list[State]:
+    """Every hidden state over the room's containers that the policy, `facts` and `condition` allow."""
+    places: list[str | None] = [*containers, None]
     out = []
-    for belief, goal, said, believed, looked in itertools.product(ep.containers, GOALS, places, GOALS, places):
+    for belief, goal, said, believed, looked in itertools.product(containers, GOALS, places, GOALS, places):
         s = State(belief, goal, said, believed, looked)
         if _policy(s) and all(_agrees(s, f) for f in facts) and (condition is None or holds(s, condition)):
             out.append(s)
@@ -148,4 +153,4 @@ def check(ep: Episode) -> Check:
 
 
 __all__ = ["BOTH", "TEXT_ONLY", "VIDEO_ONLY", "Check", "Option", "State", "check", "consistent", "holds",
-           "question_parts", "states"]
+           "question_parts", "room_states", "states"]
