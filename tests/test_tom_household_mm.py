@@ -185,3 +185,31 @@ def test_the_human_quiz_shows_the_keyframes(tmp_path):
     assert shown.count("<img src='data:image/png;base64,") == len(item.images) and "Keyframe 2" in shown
     # a suite whose images are references, not inline pictures, shows none
     assert api.quiz_question("tom-household", "visitor-1")["images"] == [] and keyframes_html([], "Keyframe") == ""
+
+
+def test_a_vision_agent_gets_the_keyframes_and_a_text_only_agent_the_track(tmp_path):
+    import asyncio
+    import json
+
+    from sdk import LLMAgent
+    from space_app.store import Store
+    from space_app.suites.run import run_suite
+
+    store = Store(tmp_path / "arena.db")
+    sent: dict[bool, list[str]] = {True: [], False: []}
+    for vision in (True, False):
+        def caller(messages: list, vision: bool = vision) -> str:
+            sent[vision].append(json.dumps(messages))
+            return "A"
+
+        conditioned = with_condition(open_suite("tom-household-mm"), "video", vision)
+        assert conditioned.suite.id == "tom-household-mm@video" and conditioned.left_out == 0
+        agent = LLMAgent(caller, name=f"viewer-{vision}", vision=vision)
+        scores = asyncio.run(run_suite(store, conditioned.suite, agent, f"viewer-{vision}", limit=6))
+        assert scores.answered == 6
+    png = "data:image/png;base64,"
+    assert len(sent[True]) == len(sent[False]) == 6
+    # images, and none of the text half or the track's words; the track's words, and no image
+    assert all(png in m and "share a home" not in m and "The video shows" not in m for m in sent[True])
+    assert all(png not in m and "The video shows" in m and "share a home" not in m for m in sent[False])
+    assert len(store.answered("tom-household-mm@video", "viewer-True")) == 6

@@ -53,8 +53,9 @@ def suite_markdown(suite_id: str, lang: str = "en") -> str:
     """The suite as it describes itself (its own words), and how to regenerate it or bring one."""
     s = SUITES[suite_id]
     out = text(lang, "suites.about", title=s.title, describe=s.describe, types=", ".join(s.types))
-    if s.regenerate:
-        out = text(lang, "suites.regenerate", text=out, command=s.regenerate)
+    if s.regenerate:  # a suite built when opened has no shipped file: the command writes the same items
+        key = "suites.regenerate" if s.path is not None else "suites.regenerate_built"
+        out = text(lang, key, text=out, command=s.regenerate)
     return text(lang, "suites.own_suite", text=out)
 
 
