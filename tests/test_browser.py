@@ -505,7 +505,9 @@ def test_the_quiz_on_the_multi_modal_suite_shows_its_keyframes(page, arena_url):
     expect(frames.first).to_be_visible()
     assert frames.count() >= 2 and page.locator("#quiz-frames").inner_text().startswith("Keyframe 1")
     assert frames.first.evaluate("img => img.naturalWidth") == 480  # the PNG decoded, not a broken image
-    screenshot(page, "suites-keyframes")
+    # the docs' picture: the question at the top, its keyframes and options below
+    page.evaluate("document.querySelector('#quiz-question').scrollIntoView({block: 'start'})")
+    screenshot(page, "suites-keyframes", docs=True)
     assert "Traceback" not in page.locator("body").inner_text()
 
 
