@@ -76,6 +76,7 @@ MAX_SPEC = 300  # characters of one seat's agent spec
 MAX_SETTINGS = 100_000  # characters of the settings as JSON (room for ~1,500 word pairs)
 MAX_DEPTH = 8  # nesting of the settings (word pairs need 3)
 SEED_LIMIT = 2**63  # a seed is stored as a signed 64-bit integer
+_INLINE_PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/]+={0,2}")  # nothing but image bytes
 _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")  # ASCII digits only: int() also reads '²' and '٣'
 
 
@@ -639,8 +640,10 @@ class ArenaAPI:
         done = len(self.store.answered(opened.id, person))
         if item is None:
             return {"item_id": None, "answered": done}
+        # keyframes stored inline (PNG data URLs) are shown with the question; other references are not
+        pictures = [i for i in item.images if _INLINE_PNG.fullmatch(i)]
         return {"item_id": item.id, "context": item.context, "question": item.question,
-                "options": dict(item.options), "types": list(item.types), "answered": done}
+                "options": dict(item.options), "types": list(item.types), "answered": done, "images": pictures}
 
     def quiz_answer(self, suite: str, item_id: str, label: str, seconds: float, visitor: str) -> dict[str, Any]:
         """A person's answer, stored as their `human:` agent's; says whether it was right."""

@@ -489,6 +489,28 @@ def test_a_visitor_takes_three_quiz_questions_and_joins_the_people_row(page, are
     assert "Traceback" not in page.locator("body").inner_text()
 
 
+def test_the_quiz_on_the_multi_modal_suite_shows_its_keyframes(page, arena_url):
+    from playwright.sync_api import expect
+
+    from space_app.suites import SUITES
+
+    page.goto(arena_url, wait_until="domcontentloaded")
+    open_tab(page, "Suites")
+    page.locator("#suite-pick input").click()
+    page.get_by_role("option", name=SUITES["tom-household-mm"].title, exact=True).click()
+    page.locator("#quiz").get_by_text("Take the quiz yourself").click()
+    page.locator("#quiz-start").click()
+    expect(page.locator("#quiz-question")).to_contain_text("Question 1", timeout=WAIT)
+    frames = page.locator("#quiz-frames img")
+    expect(frames.first).to_be_visible()
+    assert frames.count() >= 2 and page.locator("#quiz-frames").inner_text().startswith("Keyframe 1")
+    assert frames.first.evaluate("img => img.naturalWidth") == 480  # the PNG decoded, not a broken image
+    # the docs' picture: the question at the top, its keyframes and options below
+    page.evaluate("document.querySelector('#quiz-question').scrollIntoView({block: 'start'})")
+    screenshot(page, "suites-keyframes", docs=True)
+    assert "Traceback" not in page.locator("body").inner_text()
+
+
 def test_a_benchmark_runs_from_the_suites_tab_and_starts_afresh_when_asked(page, arena_url):
     """Run resumes (the stored answers stay); with Start afresh ticked the agent's previous
     answers to the suite are forgotten first, so only the new run's are left."""

@@ -26,8 +26,21 @@ from .registry import (
     suite_games,
     suite_house_agents,
 )
+from .tom_household_mm import SUITE as MM_SUITE
+from .tom_household_mm import shipped_items as mm_items
+from .tom_household_mm.reader import HouseholdReader
+from .tom_household_mm.report import REPORT as MODALITY_REPORT
 
 DATA = Path(__file__).resolve().parent / "data"
+
+_HOUSE_AGENTS = {
+    "house:guess": (GuessAgent.description, GuessAgent),
+    "house:overlap": (OverlapAgent.description, OverlapAgent),
+    "house:direct-local": ("The embedded model asked for the letter directly.", direct_local),
+    "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
+    "house:limp-local": ("Inverse planning: how likely each step is under each option, from the embedded "
+                         "model's token log-probabilities.", limp_local),
+}
 
 register(SuiteSource(
     id="tom-household",
@@ -39,18 +52,28 @@ register(SuiteSource(
     types=("belief", "social_goal", "belief_of_goal"),
     rules=TOM_RULES,
     regenerate="python -m space_app.suites.tom_household --out space_app/suites/data/tom_household.jsonl",
-    house_agents={
-        "house:guess": (GuessAgent.description, GuessAgent),
-        "house:overlap": (OverlapAgent.description, OverlapAgent),
-        "house:direct-local": ("The embedded model asked for the letter directly.", direct_local),
-        "house:cot-local": ("The embedded model asked to reason step by step, then for the letter.", cot_local),
-        "house:limp-local": ("Inverse planning: how likely each step is under each option, from the embedded "
-                             "model's token log-probabilities.", limp_local),
-    },
+    house_agents=_HOUSE_AGENTS,
+))
+
+# the multi-modal suite: built in memory (its keyframes make too large a file to keep), seeded
+register(SuiteSource(
+    id=MM_SUITE,
+    title="Household Theory of Mind, multi-modal (text half + keyframes)",
+    path=None,
+    items=mm_items,
+    game="tom",
+    describe="two people in a generated home; 300 three-option questions, 100 per type, each needing both the "
+             "text and the drawn keyframes (or action track): the generator checks neither half alone decides it",
+    types=("belief", "social_goal", "belief_of_goal"),
+    rules=TOM_RULES,
+    regenerate="python -m space_app.suites.tom_household_mm --out tom_household_mm.jsonl",
+    house_agents={**_HOUSE_AGENTS, "house:household-reader": (HouseholdReader.description, HouseholdReader)},
 ))
 
 # MuMA-ToM's table over stored runs of an imported MuMA-ToM file (the files are not shipped)
 register_report("muma", MUMA_REPORT)
+# the multi-modal household suite's modality ablation over stored `bench --condition` runs
+register_report("household-modality", MODALITY_REPORT)
 
 
 

@@ -19,6 +19,13 @@ RESULT_COLUMNS = ["agent", "answered", "accuracy %", "95% interval", "unparsed %
                   "people"]
 
 
+def keyframes_html(images: list[str], caption: str) -> str:
+    """A question's keyframes in order, each numbered (the API passes only inline PNG data URLs)."""
+    shown = [f"<figure class='da-keyframe'><img src='{url}' alt='{caption} {n}' width='480'>"
+             f"<figcaption>{caption} {n}</figcaption></figure>" for n, url in enumerate(images, start=1)]
+    return f"<div class='da-images' id='quiz-frames'>{''.join(shown)}</div>" if shown else ""
+
+
 def _pct(value: float | None) -> float | None:
     return None if value is None else round(100 * value, 1)
 
@@ -46,8 +53,9 @@ def suite_markdown(suite_id: str, lang: str = "en") -> str:
     """The suite as it describes itself (its own words), and how to regenerate it or bring one."""
     s = SUITES[suite_id]
     out = text(lang, "suites.about", title=s.title, describe=s.describe, types=", ".join(s.types))
-    if s.regenerate:
-        out = text(lang, "suites.regenerate", text=out, command=s.regenerate)
+    if s.regenerate:  # a suite built when opened has no shipped file: the command writes the same items
+        key = "suites.regenerate" if s.path is not None else "suites.regenerate_built"
+        out = text(lang, key, text=out, command=s.regenerate)
     return text(lang, "suites.own_suite", text=out)
 
 
@@ -55,7 +63,7 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
     first = next(iter(SUITES))
     with gr.Row():
         suite = words(gr.Dropdown(choices=[(s.title, s.id) for s in SUITES.values()], value=first,
-                                  label=text("en", "suites.suite")), label="suites.suite")
+                                  label=text("en", "suites.suite"), elem_id="suite-pick"), label="suites.suite")
         agent = words(gr.Dropdown(choices=api.seat_choices(SUITES[first].game), value="house:guess",
                                   label=text("en", "suites.agent"), allow_custom_value=True), label="suites.agent")
         limit = words(gr.Slider(0, 600, value=30, step=10, label=text("en", "suites.questions"),
@@ -104,6 +112,7 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
         quiz_state = gr.State(None)  # (item id, the time it was shown)
         quiz_start = words(gr.Button(text("en", "suites.quiz_start"), elem_id="quiz-start"), value="suites.quiz_start")
         quiz_text = gr.Markdown("", elem_id="quiz-question")
+        quiz_frames = gr.HTML("", elem_id="quiz-keyframes")
         quiz_choice = words(gr.Radio([], label=text("en", "suites.your_answer"), elem_id="quiz-choice"),
                             label="suites.your_answer")
         quiz_send = words(gr.Button(text("en", "suites.answer"), variant="primary", elem_id="quiz-answer"),
@@ -116,11 +125,12 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
         q = api.quiz_question(suite_id, visitor_of(request, api.config.trusted_proxy_hops, None))
         if q["item_id"] is None:
             return None, text(lang, "suites.all_answered", answered=q["answered"]), \
-                gr.update(choices=[], value=None)
+                gr.update(choices=[], value=None), ""
         heading = text(lang, "suites.question", number=q["answered"] + 1, types=markdown_text(", ".join(q["types"])))
         shown = f"{heading}\n\n{markdown_text(q['context'])}\n\n**{markdown_text(q['question'])}**"
         choices = [(f"{label}) {option}", label) for label, option in q["options"].items()]
-        return (q["item_id"], time.monotonic()), shown, gr.update(choices=choices, value=None)
+        return (q["item_id"], time.monotonic()), shown, gr.update(choices=choices, value=None), \
+            keyframes_html(q["images"], text(lang, "suites.keyframe"))
 
     def answer(suite_id: str, state: Any, label: str | None, lang: str, request: gr.Request):
         lang = normal(lang)
@@ -133,13 +143,15 @@ def build_suites_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dic
                                   visitor_of(request, api.config.trusted_proxy_hops, None))
         said = (text(lang, "suites.right") if verdict["correct"] else
                 text(lang, "suites.wrong", label=verdict["answer"], text=markdown_text(verdict["answer_text"])))
-        nxt_state, nxt_text, nxt_choices = ask(suite_id, lang, request)
+        nxt_state, nxt_text, nxt_choices, nxt_frames = ask(suite_id, lang, request)
         rows = api.benchmark_results(suite_id)
-        return said, nxt_state, nxt_text, nxt_choices, results_frame(rows), types_frame(rows)
+        return said, nxt_state, nxt_text, nxt_choices, nxt_frames, results_frame(rows), types_frame(rows)
 
-    quiz_start.click(ask, [suite, language], [quiz_state, quiz_text, quiz_choice], api_visibility="private")
+    quiz_start.click(ask, [suite, language], [quiz_state, quiz_text, quiz_choice, quiz_frames],
+                     api_visibility="private")
     quiz_send.click(answer, [suite, quiz_state, quiz_choice, language],
-                    [quiz_feedback, quiz_state, quiz_text, quiz_choice, table, chart], api_visibility="private")
+                    [quiz_feedback, quiz_state, quiz_text, quiz_choice, quiz_frames, table, chart],
+                    api_visibility="private")
     suite.change(pick_suite, [suite, agent, language], [about, table, chart, agent], api_visibility="private")
     run.click(go, [suite, agent, limit, fresh, language], [status, table, chart], api_visibility="private")
     return {"load": load, "inputs": [suite, language], "outputs": [about, table, chart]}
