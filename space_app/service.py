@@ -144,10 +144,16 @@ class Arena:
             # the writes must happen even though this task is being cancelled
             await asyncio.shield(end_early("cancelled before its end"))
             raise
+        except BaseException:
+            # an unexpected failure: the match stays as it was left, but nobody renews its lease
+            await asyncio.shield(off_loop(self.store.leases.release, game.match_id))
+            raise
         if end:
             await off_loop(self._finish, game.match_id, outcome, seat_agents)
         else:
+            # played, left running for its batch to mark ended: no longer this process's to renew
             await off_loop(self._note_calls, outcome, seat_agents)
+            await off_loop(self.store.leases.release, game.match_id)
         return outcome
 
     def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:

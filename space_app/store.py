@@ -48,6 +48,7 @@ from .store_error import StoreError, first_line
 
 if TYPE_CHECKING:  # the store keeps events as kind + JSON and reads no model
     from .core.events import Event
+    from .leases import Leases
 
 metadata = MetaData()
 
@@ -196,6 +197,17 @@ judge_verdicts = Table(
     Column("created_at", Float, nullable=False),
 )
 
+# who plays each running match (or agent call) now, renewed on a heartbeat: see space_app/leases.py
+match_leases = Table(
+    "match_leases", metadata,
+    Column("key", Chars(40), primary_key=True),  # a match id, or an agent call's own key
+    Column("replica", Chars(40), nullable=False, index=True),  # the process holding it
+    Column("visitor", Chars(100), nullable=False, default="", server_default=""),
+    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: counts against the caps
+    Column("expires_at", Float, nullable=False, index=True),
+    Column("cancel_requested", Integer, nullable=False, default=0, server_default="0"),
+)
+
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
 
@@ -291,9 +303,11 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, **options)
 
 
-def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
+def _insert_match(conn: Any, leases: Leases, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                   settings: dict | None, tag: str, owner: str, rules: str) -> None:
-    """A new match, running in this process, and its seats."""
+    """A new match, running in this process, its seats and its lease (unless admission took
+    one for it already)."""
+    leases.hold(conn, match_id, owner)
     conn.execute(insert(matches).values(
         id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
         tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
@@ -307,6 +321,7 @@ def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: lis
 class Store:
     def __init__(self, target: str | Path = "arena.db", *, recover: bool = True) -> None:
         from . import migrations
+        from .leases import Leases
 
         self.url = to_url(target)
         try:
@@ -322,6 +337,7 @@ class Store:
             self.engine.dispose()
             raise StoreError(f"cannot open the store {shown_url(self.url)}: {first_line(exc)}") from None
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
+        self.leases = Leases(self)  # this process's leases on the matches it plays (a replica)
         self.aborted_on_open = self.abort_running() if recover else []
 
     @property
@@ -330,6 +346,7 @@ class Store:
         return self.engine.dialect.name
 
     def close(self) -> None:
+        self.leases.stop()
         self.engine.dispose()
 
     # -- agents ---------------------------------------------------------------
@@ -411,7 +428,7 @@ class Store:
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                      settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> None:
         with self._write_lock, self.engine.begin() as conn:
-            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
+            _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
 
     def claim_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                     settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> str:
@@ -419,20 +436,24 @@ class Store:
         'created' when it is to be played now (a half-written record, left 'running' by a
         process that died, 'aborted' or 'error', is replaced in the same transaction);
         'finished' when it was played to its end already (kept as it is); 'running' when a
-        live process is playing it now (left alone)."""
+        live process is playing it now (left alone): one holding an unexpired lease on it, on
+        whatever machine, or (a match without a lease) a process of this host still alive."""
         with self._write_lock, self.engine.begin() as conn:
             _serialise_writes(conn)
             row = conn.execute(select(matches.c.status, matches.c.process)
                                .where(matches.c.id == match_id)).first()
+            lease = self.leases.holder(conn, match_id)
+            if lease == "elsewhere":
+                return "running"
             if row is not None:
                 if row.status == "finished":
                     return "finished"
-                if row.status == "running" and _process_alive(row.process):
+                if row.status == "running" and lease is None and _process_alive(row.process):
                     return "running"
                 for table in (events, seats, seat_records, judge_verdicts):
                     conn.execute(delete(table).where(table.c.match_id == match_id))
                 conn.execute(delete(matches).where(matches.c.id == match_id))
-            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
+            _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
 
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -457,26 +478,32 @@ class Store:
 
     def finish_match(self, match_id: str, status: str, result: dict | None = None,
                      error: str | None = None, *, if_running: bool = False) -> bool:
-        """Mark a match ended; `if_running`: only if it is still marked running. Whether it was."""
+        """Mark a match ended and drop its lease; `if_running`: only if it is still marked
+        running. Whether it was."""
         query = update(matches).where(matches.c.id == match_id)
         if if_running:
             query = query.where(matches.c.status == "running")
         with self._write_lock, self.engine.begin() as conn:
             done = conn.execute(query.values(status=status, result=result, error=error, finished_at=time.time()))
+            conn.execute(delete(match_leases).where(match_leases.c.key == match_id))
         return done.rowcount > 0
 
     def abort_running(self) -> list[str]:
-        """Matches left 'running' by a process that died are marked 'aborted'. Matches
-        of a process that is still alive on this host (another CLI, the app) are left."""
+        """Matches left 'running' by a process that died are marked 'aborted': those whose
+        lease expired (any machine's: `leases.reap`), and those without a lease (a batch's
+        played matches waiting for their command, a store of an older version) whose
+        process is not alive on this host. A match with a live lease is left."""
+        ids = self.leases.reap()
         with self._write_lock, self.engine.begin() as conn:
+            leased = select(match_leases.c.key)
             rows = conn.execute(select(matches.c.id, matches.c.process)
-                                .where(matches.c.status == "running")).all()
-            ids = [match_id for match_id, process in rows if not _process_alive(process)]
-            if ids:
-                conn.execute(update(matches).where(matches.c.id.in_(ids)).values(
+                                .where(matches.c.status == "running", matches.c.id.not_in(leased))).all()
+            dead = [match_id for match_id, process in rows if not _process_alive(process)]
+            if dead:
+                conn.execute(update(matches).where(matches.c.id.in_(dead)).values(
                     status="aborted", error="the process stopped before the match ended",
                     finished_at=time.time()))
-        return ids
+        return ids + dead
 
     def _match_row(self, row: Any, seat_rows: list[Any]) -> dict[str, Any]:
         return {"id": row["id"], "game": row["game"], "seed": row["seed"], "settings": row["settings"],
@@ -774,13 +801,17 @@ class Store:
 
 
 DERIVED_LOCK = 0x4152_454E_4144_4552  # PostgreSQL advisory lock of derived writes, same in every process
+CLAIM_LOCK = 0x4152_454E_4143_4C4D  # PostgreSQL advisory lock of claims and leases, same in every process
 
 
 def _serialise_writes(conn: Any) -> None:
     """Take the database's write lock at the start of a read-then-write transaction, so two
-    processes claiming one id cannot both read it absent (PostgreSQL: the inserts' primary
-    key stops the second)."""
-    if conn.dialect.name == "sqlite":
+    processes claiming one id, or counting leases against a cap, cannot both read the same
+    state and both write (SQLite: its one write lock; PostgreSQL: an advisory lock held to
+    the end of the transaction)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({CLAIM_LOCK})")
+    elif conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
