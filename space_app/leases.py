@@ -70,7 +70,8 @@ class LeaseSettings(BaseModel):
             first = exc.errors()[0]
             name = {"seconds": "ARENA_LEASE_SECONDS", "heartbeat": "ARENA_HEARTBEAT_SECONDS"}.get(
                 str(first["loc"][0]) if first["loc"] else "", "")
-            raise ValueError(f"{name + ': ' if name else ''}{first['msg']}") from None
+            reason = str(first["msg"]).removeprefix("Value error, ")  # a validator's own message, as written
+            raise ValueError(f"{name + ': ' if name else ''}{reason}") from None
 
 
 class Leases:

@@ -256,6 +256,11 @@ def _process_alive(process: str) -> bool:
     return not (start and started) or started == start
 
 
+def _dead_here(process: str) -> bool:
+    """A process of this host that is known to have ended (one of another host is unknown)."""
+    return (process or "").split(":")[0] == socket.gethostname() and not _process_alive(process)
+
+
 def to_url(target: str | Path) -> str:
     """A database URL as is; anything else is a SQLite file path. A PostgreSQL URL without a
     driver (the usual DATABASE_URL spelling, `postgres://` too) gets psycopg 3, the one
@@ -337,7 +342,11 @@ class Store:
             self.engine.dispose()
             raise StoreError(f"cannot open the store {shown_url(self.url)}: {first_line(exc)}") from None
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
-        self.leases = Leases(self)  # this process's leases on the matches it plays (a replica)
+        try:
+            self.leases = Leases(self)  # this process's leases on the matches it plays (a replica)
+        except ValueError as exc:  # ARENA_LEASE_SECONDS / ARENA_HEARTBEAT_SECONDS unusable: one line
+            self.engine.dispose()
+            raise StoreError(str(exc)) from None
         self.aborted_on_open = self.abort_running() if recover else []
 
     @property
@@ -443,7 +452,7 @@ class Store:
             row = conn.execute(select(matches.c.status, matches.c.process)
                                .where(matches.c.id == match_id)).first()
             lease = self.leases.holder(conn, match_id)
-            if lease == "elsewhere":
+            if lease == "elsewhere" and not (row is not None and _dead_here(row.process)):
                 return "running"
             if row is not None:
                 if row.status == "finished":
@@ -490,19 +499,22 @@ class Store:
 
     def abort_running(self) -> list[str]:
         """Matches left 'running' by a process that died are marked 'aborted': those whose
-        lease expired (any machine's: `leases.reap`), and those without a lease (a batch's
-        played matches waiting for their command, a store of an older version) whose
-        process is not alive on this host. A match with a live lease is left."""
+        lease expired (any machine's: `leases.reap`); those of a process of this host that
+        ended (it cannot renew: no need to wait for its leases to expire); and those without a
+        lease (a batch's played matches waiting for their command, a store of an older
+        version) whose process is not alive on this host. A match with a live lease held by
+        another machine's process, or a live one of this host, is left."""
         ids = self.leases.reap()
         with self._write_lock, self.engine.begin() as conn:
-            leased = select(match_leases.c.key)
-            rows = conn.execute(select(matches.c.id, matches.c.process)
-                                .where(matches.c.status == "running", matches.c.id.not_in(leased))).all()
-            dead = [match_id for match_id, process in rows if not _process_alive(process)]
+            leased = set(conn.execute(select(match_leases.c.key)).scalars())
+            rows = conn.execute(select(matches.c.id, matches.c.process).where(matches.c.status == "running")).all()
+            dead = [match_id for match_id, process in rows
+                    if (_dead_here(process) if match_id in leased else not _process_alive(process))]
             if dead:
                 conn.execute(update(matches).where(matches.c.id.in_(dead)).values(
                     status="aborted", error="the process stopped before the match ended",
                     finished_at=time.time()))
+                conn.execute(delete(match_leases).where(match_leases.c.key.in_(dead)))
         return ids + dead
 
     def _match_row(self, row: Any, seat_rows: list[Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pg_server import free_port
 from sqlalchemy import update
 
 from sdk import Agent, Observation, serve
-from space_app.leases import ABORTED_LEASE, LeaseSettings, Leases
+from space_app.leases import ABORTED_LEASE, Leases, LeaseSettings
 from space_app.store import Store, matches
 
 REPO = Path(__file__).resolve().parents[1]
@@ -283,3 +283,12 @@ def test_a_closed_store_gives_up_its_leases(tmp_path):
     assert other.leases.claim("sync:restore")
     assert isinstance(other.leases, Leases)
     other.close()
+
+
+def test_an_unusable_lease_setting_stops_the_app_with_one_line(tmp_path):
+    env = {**os.environ, "ARENA_DB": str(tmp_path / "a.db"), "ARENA_DEMO_MATCHES": "0", "HF_HUB_OFFLINE": "1",
+           "ARENA_LEASE_SECONDS": "2", "ARENA_HEARTBEAT_SECONDS": "10"}
+    done = subprocess.run([sys.executable, "app.py"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("error: ARENA_HEARTBEAT_SECONDS (10) must be shorter than ARENA_LEASE_SECONDS (2), "
+                                   "or leases expire between renewals")
