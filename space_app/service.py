@@ -5,6 +5,7 @@ Its writes run off the event loop (`off_loop`)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections import Counter
@@ -103,13 +104,23 @@ class Arena:
                 self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
-        create = self.store.claim_match if plan.planned else self.store.create_match
-        claimed = await off_loop(
-            create,
+        create = functools.partial(
+            self.store.claim_match if plan.planned else self.store.create_match,
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
+        claimed = await off_loop(create)
+        # a planned match leased by another process: a worker that died on another machine
+        # (its lease lapses within a lease's life: then it is played here) or one playing it
+        # now (it may finish meanwhile: then it is kept); wait for either, not for ever
+        leases = self.store.leases.settings
+        waited = 0.0
+        while claimed == "running" and waited < 2 * leases.seconds and \
+                await off_loop(self.store.leased_elsewhere, game.match_id):
+            await asyncio.sleep(leases.heartbeat)
+            waited += leases.heartbeat
+            claimed = await off_loop(create)
         if claimed == "finished":  # a retried planned match that did end: kept as it is
             stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
             return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})

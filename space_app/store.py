@@ -465,6 +465,11 @@ class Store:
             _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
 
+    def leased_elsewhere(self, match_id: str) -> bool:
+        """Whether another process holds a live lease on the match (it is playing it now)."""
+        with self.engine.connect() as conn:
+            return self.leases.holder(conn, match_id) == "elsewhere"
+
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """(status, rated order) of those of `match_ids` that are stored."""
         out: dict[str, tuple[str, int]] = {}

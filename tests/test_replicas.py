@@ -5,6 +5,7 @@ once, another machine's live match is left alone and a dead replica's is aborted
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -22,7 +23,10 @@ from pg_server import free_port
 from sqlalchemy import update
 
 from sdk import Agent, Observation, serve
+from space_app.batch import planned
 from space_app.leases import ABORTED_LEASE, Leases, LeaseSettings
+from space_app.match_plan import MatchPlan
+from space_app.service import Arena
 from space_app.store import Store, matches
 
 REPO = Path(__file__).resolve().parents[1]
@@ -292,3 +296,26 @@ def test_an_unusable_lease_setting_stops_the_app_with_one_line(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip() == ("error: ARENA_HEARTBEAT_SECONDS (10) must be shorter than ARENA_LEASE_SECONDS (2), "
                                    "or leases expire between renewals")
+
+
+def test_one_planned_match_started_by_two_replicas_at_once_is_played_once(new_store):
+    """Both replicas are asked to play the same planned match: one plays it, the other waits
+    while its lease is live and then keeps the finished record."""
+    target = new_store()
+    arenas = [Arena(Store(target)) for _ in range(2)]
+    plan = planned(MatchPlan("spy", ["house:heuristic", "house:random"] * 3, seed=4, settings=PAIR, tag="plan"),
+                   ("test", 0))
+    played: list[list[int]] = [[], []]
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(*(a.run(plan, on_events=lambda items, i=i: played[i].extend(s for s, _ in items))
+                                      for i, a in enumerate(arenas)))
+
+    outcomes = asyncio.run(both())
+    assert sorted(bool(p) for p in played) == [False, True], "exactly one replica played it"
+    assert [o.status for o in outcomes] == ["finished", "finished"]
+    assert outcomes[0].result == outcomes[1].result
+    record = arenas[0].store.get_match(plan.match_id)
+    assert record["status"] == "finished" and [e["seq"] for e in record["events"]] == sorted(max(played, key=len))
+    for a in arenas:
+        a.store.close()
