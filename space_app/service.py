@@ -116,15 +116,14 @@ class Arena:
         # now (it may finish meanwhile: then it is kept); wait for either, not for ever
         leases = self.store.leases.settings
         waited = 0.0
-        while claimed == "running" and waited < 2 * leases.seconds and \
-                await off_loop(self.store.leased_elsewhere, game.match_id):
+        while claimed == "leased" and waited < 2 * leases.seconds:
             await asyncio.sleep(leases.heartbeat)
             waited += leases.heartbeat
             claimed = await off_loop(create)
         if claimed == "finished":  # a retried planned match that did end: kept as it is
             stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
             return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
-        if claimed == "running":
+        if claimed in ("running", "leased"):
             return MatchOutcome(game.match_id, "error", {}, error=PLAYED_ELSEWHERE)
 
         async def write(items: list[tuple[int, Event]]) -> None:

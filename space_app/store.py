@@ -4,8 +4,9 @@ SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode), 
 `postgresql+psycopg://...` a PostgreSQL server. The schema is versioned (Alembic revisions
 in `migrations/`) and brought up to date when a store opens.
 Events are written as they happen, one transaction per step, so a crash leaves a
-readable partial record; `Store(...)` marks matches still 'running' from an
-earlier process as 'aborted'.
+readable partial record; `Store(...)` marks matches still 'running' from a process that
+died as 'aborted'. A running match has a lease (`match_leases`, see `leases.py`) renewed by
+the process playing it, so several processes, on several machines, can share one database.
 """
 
 from __future__ import annotations
@@ -445,15 +446,16 @@ class Store:
         'created' when it is to be played now (a half-written record, left 'running' by a
         process that died, 'aborted' or 'error', is replaced in the same transaction);
         'finished' when it was played to its end already (kept as it is); 'running' when a
-        live process is playing it now (left alone): one holding an unexpired lease on it, on
-        whatever machine, or (a match without a lease) a process of this host still alive."""
+        live process is playing it now (left alone): 'leased' when that process holds an
+        unexpired lease on it (on whatever machine: it may finish it, or die and let the lease
+        lapse), 'running' for a match without a lease whose process of this host is alive."""
         with self._write_lock, self.engine.begin() as conn:
             _serialise_writes(conn)
             row = conn.execute(select(matches.c.status, matches.c.process)
                                .where(matches.c.id == match_id)).first()
             lease = self.leases.holder(conn, match_id)
             if lease == "elsewhere" and not (row is not None and _dead_here(row.process)):
-                return "running"
+                return "leased"
             if row is not None:
                 if row.status == "finished":
                     return "finished"
@@ -464,11 +466,6 @@ class Store:
                 conn.execute(delete(matches).where(matches.c.id == match_id))
             _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
-
-    def leased_elsewhere(self, match_id: str) -> bool:
-        """Whether another process holds a live lease on the match (it is playing it now)."""
-        with self.engine.connect() as conn:
-            return self.leases.holder(conn, match_id) == "elsewhere"
 
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """(status, rated order) of those of `match_ids` that are stored."""

@@ -219,7 +219,7 @@ def test_two_replicas_claiming_one_planned_match_at_once_play_it_once(new_store)
         t.start()
     for t in threads:
         t.join(60)
-    assert sorted(claims) == ["created", "running", "running", "running"]
+    assert sorted(claims) == ["created", "leased", "leased", "leased"]
     for s in replicas:
         s.close()
 
@@ -234,7 +234,7 @@ def test_another_machines_live_match_is_left_and_a_dead_replicas_is_aborted(new_
         conn.execute(update(matches).where(matches.c.id == "0123456789ab").values(process="elsewhere:1:1"))
     other = Store(target)
     assert other.get_match("0123456789ab")["status"] == "running", "a live lease is left alone at open"
-    assert other.claim_match("0123456789ab", "spy", 1, SEAT_ROWS, tag="plan") == "running"
+    assert other.claim_match("0123456789ab", "spy", 1, SEAT_ROWS, tag="plan") == "leased"
     assert wait_for(other.leases.reap, "the unrenewed lease to expire", seconds=30) == ["0123456789ab"]
     record = other.get_match("0123456789ab")
     assert record["status"] == "aborted" and record["error"] == ABORTED_LEASE
