@@ -50,6 +50,7 @@ from .head_to_head import head_to_head
 from .images import outside_images
 from .leaderboard import board
 from .loop_lag import LoopLag
+from .off_loop import off_loop
 from .refusal import Refusal
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
@@ -190,6 +191,8 @@ class ArenaAPI:
         self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
+        self.store.leases.on_cancel.append(self._cancel_here)
+        self.store.leases.start()  # renews this replica's leases, reaps those of replicas that died
         self.loop_lag = LoopLag()  # started with the server (ui.app.launch_kwargs)
         # matches restored from a dataset or stored by an older version get their records now
         catch_up(self.store)
@@ -350,6 +353,10 @@ class ArenaAPI:
         plan = plan or await to_thread.run_sync(functools.partial(self.plan, request, owner=visitor,
                                                                   signed_in=signed_in))
         with self.admit(visitor):
+            # the caps across every replica on this database: a lease counted in the database
+            await to_thread.run_sync(functools.partial(
+                self.store.leases.take, plan.match_id, visitor, total=self.config.max_matches_total,
+                per_visitor=self.config.max_matches_per_visitor, refuse=ApiError))
             task = asyncio.ensure_future(self.arena.run(plan, on_events=on_events, extra_agents=extra_agents))
             with self._lock:
                 self._live[plan.match_id] = LiveMatch(visitor, task, asyncio.get_running_loop())
@@ -364,19 +371,35 @@ class ArenaAPI:
             finally:
                 with self._lock:
                     self._live.pop(plan.match_id, None)
+                # ended matches dropped theirs already; one that never started must too
+                await asyncio.shield(off_loop(self.store.leases.release, plan.match_id))
         return {"match_id": outcome.match_id, "status": outcome.status, "result": outcome.result,
                 "error": outcome.error}
 
     def cancel_match(self, match_id: str, visitor: str) -> str:
         """Stop a running match started by `visitor`; what was played stays recorded."""
+        match_id = (match_id or "").strip()
         with self._lock:
-            live = self._live.get((match_id or "").strip())
+            live = self._live.get(match_id)
         if live is None:
-            raise ApiError(f"no running match {match_id[:40]!r} here", "no_running_match", match=match_id[:40])
+            # played by another replica on this database: its heartbeat sees the request
+            asked = self.store.leases.request_cancel(match_id[:40], visitor) if match_id else "none"
+            if asked == "none":
+                raise ApiError(f"no running match {match_id[:40]!r} here", "no_running_match", match=match_id[:40])
+            if asked == "not_yours":
+                raise ApiError("only whoever started a match can cancel it", "not_your_match")
+            return f"cancelling {match_id}"
         if live.owner != visitor:
             raise ApiError("only whoever started a match can cancel it", "not_your_match")
         live.loop.call_soon_threadsafe(live.task.cancel)
         return f"cancelling {match_id}"
+
+    def _cancel_here(self, match_id: str) -> None:
+        """A cancel asked on another replica, for a match this one plays (the lease heartbeat)."""
+        with self._lock:
+            live = self._live.get(match_id)
+        if live is not None:
+            live.loop.call_soon_threadsafe(live.task.cancel)
 
     def get_match(self, match_id: str, seat: str = "") -> dict[str, Any]:
         """A recorded match. While it runs, everyone sees only its public events: no

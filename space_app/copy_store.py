@@ -6,6 +6,7 @@ The destination must be empty (a new SQLite file, a new PostgreSQL database): a 
 merges into records that are already there. Rows are streamed in chunks, one transaction
 per table, so a store larger than memory copies too. Event ids are not copied: the
 destination numbers them again in the same order (events are read by match and seq).
+Leases (`match_leases`) are not copied: they belong to the processes using the source.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from sqlalchemy import Table, func, insert, select
 from .core import GAMES
 from .store import Store, StoreError, agent_totals, events, matches, metadata, ratings, seat_records, shown_url
 
-TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
+# leases say which live process plays a running match now: nothing to move to another store
+TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t.name != "match_leases")
 
 
 @dataclass

@@ -5,6 +5,7 @@ Its writes run off the event loop (`off_loop`)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections import Counter
@@ -103,17 +104,26 @@ class Arena:
                 self.catalogue.check_plays(agent_spec, plan.game)
                 seat_agents[seat] = SeatAgent(self.catalogue.resolve(agent_spec), agent_spec,
                                               self._display_name(agent_spec))
-        create = self.store.claim_match if plan.planned else self.store.create_match
-        claimed = await off_loop(
-            create,
+        create = functools.partial(
+            self.store.claim_match if plan.planned else self.store.create_match,
             game.match_id, plan.game, plan.seed,
             [{"seat": s, "agent_id": a.agent_id, "agent_name": a.name} for s, a in seat_agents.items()],
             settings=game.settings.model_dump(mode="json"), tag=plan.tag, owner=plan.owner,
             rules=str(spec.rules.rules_version))
+        claimed = await off_loop(create)
+        # a planned match leased by another process: a worker that died on another machine
+        # (its lease lapses within a lease's life: then it is played here) or one playing it
+        # now (it may finish meanwhile: then it is kept); wait for either, not for ever
+        leases = self.store.leases.settings
+        waited = 0.0
+        while claimed == "leased" and waited < 2 * leases.seconds:
+            await asyncio.sleep(leases.heartbeat)
+            waited += leases.heartbeat
+            claimed = await off_loop(create)
         if claimed == "finished":  # a retried planned match that did end: kept as it is
             stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
             return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
-        if claimed == "running":
+        if claimed in ("running", "leased"):
             return MatchOutcome(game.match_id, "error", {}, error=PLAYED_ELSEWHERE)
 
         async def write(items: list[tuple[int, Event]]) -> None:
@@ -144,10 +154,16 @@ class Arena:
             # the writes must happen even though this task is being cancelled
             await asyncio.shield(end_early("cancelled before its end"))
             raise
+        except BaseException:
+            # an unexpected failure: the match stays as it was left, but nobody renews its lease
+            await asyncio.shield(off_loop(self.store.leases.release, game.match_id))
+            raise
         if end:
             await off_loop(self._finish, game.match_id, outcome, seat_agents)
         else:
+            # played, left running for its batch to mark ended: no longer this process's to renew
             await off_loop(self._note_calls, outcome, seat_agents)
+            await off_loop(self.store.leases.release, game.match_id)
         return outcome
 
     def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:

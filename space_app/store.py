@@ -4,8 +4,9 @@ SQLAlchemy Core over a database URL; a plain file path means SQLite (WAL mode), 
 `postgresql+psycopg://...` a PostgreSQL server. The schema is versioned (Alembic revisions
 in `migrations/`) and brought up to date when a store opens.
 Events are written as they happen, one transaction per step, so a crash leaves a
-readable partial record; `Store(...)` marks matches still 'running' from an
-earlier process as 'aborted'.
+readable partial record; `Store(...)` marks matches still 'running' from a process that
+died as 'aborted'. A running match has a lease (`match_leases`, see `leases.py`) renewed by
+the process playing it, so several processes, on several machines, can share one database.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .store_error import StoreError, first_line
 
 if TYPE_CHECKING:  # the store keeps events as kind + JSON and reads no model
     from .core.events import Event
+    from .leases import Leases
 
 metadata = MetaData()
 
@@ -212,6 +214,17 @@ match_branches = Table(
     Column("created_at", Float, nullable=False),
 )
 
+# who plays each running match (or agent call) now, renewed on a heartbeat: see space_app/leases.py
+match_leases = Table(
+    "match_leases", metadata,
+    Column("key", Chars(40), primary_key=True),  # a match id, or an agent call's own key
+    Column("replica", Chars(40), nullable=False, index=True),  # the process holding it
+    Column("visitor", Chars(100), nullable=False, default="", server_default=""),
+    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: counts against the caps
+    Column("expires_at", Float, nullable=False, index=True),
+    Column("cancel_requested", Integer, nullable=False, default=0, server_default="0"),
+)
+
 PUBLIC_AGENT_FIELDS = ("id", "name", "kind", "src", "owner", "description", "games", "info",
                        "created_at", "last_seen", "failures", "calls", "active")
 
@@ -258,6 +271,11 @@ def _process_alive(process: str) -> bool:
         return False  # killed and not yet reaped by its parent (a batch worker's raylet)
     started = fields[19] if len(fields) > 19 else ""
     return not (start and started) or started == start
+
+
+def _dead_here(process: str) -> bool:
+    """A process of this host that is known to have ended (one of another host is unknown)."""
+    return (process or "").split(":")[0] == socket.gethostname() and not _process_alive(process)
 
 
 def to_url(target: str | Path) -> str:
@@ -307,9 +325,11 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, **options)
 
 
-def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
+def _insert_match(conn: Any, leases: Leases, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                   settings: dict | None, tag: str, owner: str, rules: str) -> None:
-    """A new match, running in this process, and its seats."""
+    """A new match, running in this process, its seats and its lease (unless admission took
+    one for it already)."""
+    leases.hold(conn, match_id, owner)
     conn.execute(insert(matches).values(
         id=match_id, game=game, seed=seed, settings=settings or {}, status="running",
         tag=tag, owner=owner, created_at=time.time(), process=this_process(), rules=rules,
@@ -323,6 +343,7 @@ def _insert_match(conn: Any, match_id: str, game: str, seed: int, seat_rows: lis
 class Store:
     def __init__(self, target: str | Path = "arena.db", *, recover: bool = True) -> None:
         from . import migrations
+        from .leases import Leases
 
         self.url = to_url(target)
         try:
@@ -338,6 +359,11 @@ class Store:
             self.engine.dispose()
             raise StoreError(f"cannot open the store {shown_url(self.url)}: {first_line(exc)}") from None
         self._write_lock = threading.Lock()  # SQLite has one writer; keep waits in-process
+        try:
+            self.leases = Leases(self)  # this process's leases on the matches it plays (a replica)
+        except ValueError as exc:  # ARENA_LEASE_SECONDS / ARENA_HEARTBEAT_SECONDS unusable: one line
+            self.engine.dispose()
+            raise StoreError(str(exc)) from None
         self.aborted_on_open = self.abort_running() if recover else []
 
     @property
@@ -346,6 +372,7 @@ class Store:
         return self.engine.dialect.name
 
     def close(self) -> None:
+        self.leases.stop()
         self.engine.dispose()
 
     # -- agents ---------------------------------------------------------------
@@ -427,7 +454,7 @@ class Store:
     def create_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                      settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> None:
         with self._write_lock, self.engine.begin() as conn:
-            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
+            _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
 
     def claim_match(self, match_id: str, game: str, seed: int, seat_rows: list[dict[str, str]],
                     settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> str:
@@ -435,20 +462,25 @@ class Store:
         'created' when it is to be played now (a half-written record, left 'running' by a
         process that died, 'aborted' or 'error', is replaced in the same transaction);
         'finished' when it was played to its end already (kept as it is); 'running' when a
-        live process is playing it now (left alone)."""
+        live process is playing it now (left alone): 'leased' when that process holds an
+        unexpired lease on it (on whatever machine: it may finish it, or die and let the lease
+        lapse), 'running' for a match without a lease whose process of this host is alive."""
         with self._write_lock, self.engine.begin() as conn:
             _serialise_writes(conn)
             row = conn.execute(select(matches.c.status, matches.c.process)
                                .where(matches.c.id == match_id)).first()
+            lease = self.leases.holder(conn, match_id)
+            if lease == "elsewhere" and not (row is not None and _dead_here(row.process)):
+                return "leased"
             if row is not None:
                 if row.status == "finished":
                     return "finished"
-                if row.status == "running" and _process_alive(row.process):
+                if row.status == "running" and lease is None and _process_alive(row.process):
                     return "running"
                 for table in (events, seats, seat_records, judge_verdicts):
                     conn.execute(delete(table).where(table.c.match_id == match_id))
                 conn.execute(delete(matches).where(matches.c.id == match_id))
-            _insert_match(conn, match_id, game, seed, seat_rows, settings, tag, owner, rules)
+            _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
 
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -473,26 +505,35 @@ class Store:
 
     def finish_match(self, match_id: str, status: str, result: dict | None = None,
                      error: str | None = None, *, if_running: bool = False) -> bool:
-        """Mark a match ended; `if_running`: only if it is still marked running. Whether it was."""
+        """Mark a match ended and drop its lease; `if_running`: only if it is still marked
+        running. Whether it was."""
         query = update(matches).where(matches.c.id == match_id)
         if if_running:
             query = query.where(matches.c.status == "running")
         with self._write_lock, self.engine.begin() as conn:
             done = conn.execute(query.values(status=status, result=result, error=error, finished_at=time.time()))
+            conn.execute(delete(match_leases).where(match_leases.c.key == match_id))
         return done.rowcount > 0
 
     def abort_running(self) -> list[str]:
-        """Matches left 'running' by a process that died are marked 'aborted'. Matches
-        of a process that is still alive on this host (another CLI, the app) are left."""
+        """Matches left 'running' by a process that died are marked 'aborted': those whose
+        lease expired (any machine's: `leases.reap`); those of a process of this host that
+        ended (it cannot renew: no need to wait for its leases to expire); and those without a
+        lease (a batch's played matches waiting for their command, a store of an older
+        version) whose process is not alive on this host. A match with a live lease held by
+        another machine's process, or a live one of this host, is left."""
+        ids = self.leases.reap()
         with self._write_lock, self.engine.begin() as conn:
-            rows = conn.execute(select(matches.c.id, matches.c.process)
-                                .where(matches.c.status == "running")).all()
-            ids = [match_id for match_id, process in rows if not _process_alive(process)]
-            if ids:
-                conn.execute(update(matches).where(matches.c.id.in_(ids)).values(
+            leased = set(conn.execute(select(match_leases.c.key)).scalars())
+            rows = conn.execute(select(matches.c.id, matches.c.process).where(matches.c.status == "running")).all()
+            dead = [match_id for match_id, process in rows
+                    if (_dead_here(process) if match_id in leased else not _process_alive(process))]
+            if dead:
+                conn.execute(update(matches).where(matches.c.id.in_(dead)).values(
                     status="aborted", error="the process stopped before the match ended",
                     finished_at=time.time()))
-        return ids
+                conn.execute(delete(match_leases).where(match_leases.c.key.in_(dead)))
+        return ids + dead
 
     def _match_row(self, row: Any, seat_rows: list[Any]) -> dict[str, Any]:
         return {"id": row["id"], "game": row["game"], "seed": row["seed"], "settings": row["settings"],
@@ -819,13 +860,17 @@ class Store:
 
 
 DERIVED_LOCK = 0x4152_454E_4144_4552  # PostgreSQL advisory lock of derived writes, same in every process
+CLAIM_LOCK = 0x4152_454E_4143_4C4D  # PostgreSQL advisory lock of claims and leases, same in every process
 
 
 def _serialise_writes(conn: Any) -> None:
     """Take the database's write lock at the start of a read-then-write transaction, so two
-    processes claiming one id cannot both read it absent (PostgreSQL: the inserts' primary
-    key stops the second)."""
-    if conn.dialect.name == "sqlite":
+    processes claiming one id, or counting leases against a cap, cannot both read the same
+    state and both write (SQLite: its one write lock; PostgreSQL: an advisory lock held to
+    the end of the transaction)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({CLAIM_LOCK})")
+    elif conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 

@@ -8,6 +8,10 @@ writes its own files, so two processes never overwrite each other). A
 `huggingface_hub.CommitScheduler` uploads changed files every few minutes. Agent lines carry
 the public fields only, never the secret.
 
+Several replicas on one database (`space_app/leases.py`): each appends the matches it ended
+to its own files, and the first to start restores the dataset into the database (it holds the
+"sync:restore" lease while it lives; one starting meanwhile skips the restore).
+
 Reading: `restore()` reads every file of the dataset at start and takes only lines that verify
 under the arena's key (unsigned lines too when the operator trusts them once, which signs them
 again); the rest are refused and counted by reason. It imports the matches the store does not
@@ -45,6 +49,7 @@ REQUIRED_AGENT_FIELDS = ("id", "name", "kind")
 REASONS = {"unreadable": "unreadable", "unsigned": "unsigned", "bad_signature": "bad signature",
            "other_key": "signed with another key", "owner_changed": "would change an agent's owner",
            "invalid": "fails registration's checks or cannot be stored"}
+RESTORE_DUTY = "sync:restore"  # the lease of the replica that restores a shared database
 ABORTED_ON_RESTORE = "restored from the records dataset while it was still running; its process is gone"
 
 
@@ -348,6 +353,11 @@ def sync_for(store: Store, config: Any, *, hf_api: Any = None, fs: Any = None) -
     except Exception:  # noqa: BLE001
         log.exception("cannot reach the dataset %s; records stay on this disk only", config.dataset_repo)
         return None
+    # replicas on one database restore it once: the first to start holds the duty while it lives,
+    # the others find the records in the database already
+    if not store.leases.claim(RESTORE_DUTY):
+        log.info("another replica on this database restores from %s; not restoring here", config.dataset_repo)
+        return sync
     try:
         sync.restore()
     except Exception:  # noqa: BLE001 - restore() catches its own errors; this is the last guard

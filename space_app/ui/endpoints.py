@@ -127,7 +127,9 @@ def register_endpoints(api: ArenaAPI, sessions: Sessions, signin: SignIn) -> Non
     async def cancel_match(match_id: str, request: gr.Request = None) -> str:  # type: ignore[assignment]
         """Stop a running match you started (same sign-in or address); what was played stays.
         Example: ("3f2a9c0d1e4b",)."""
-        return api.cancel_match(str(match_id or ""), (await caller(request))[0])
+        visitor = (await caller(request))[0]
+        # a match another replica plays is cancelled through the database: off the loop
+        return await to_thread.run_sync(api.cancel_match, str(match_id or ""), visitor)
 
     def get_match(match_id: str, seat: str = "", request: gr.Request = None) -> dict:  # type: ignore[assignment]
         """A match with its events and result. With `seat` (a finished match), the events that

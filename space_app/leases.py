@@ -1,0 +1,251 @@
+"""Leases on running matches, so several arena replicas on one database act as one arena.
+
+Every running match has a row in `match_leases` naming the replica (process) that plays it,
+the visitor it counts against and when the lease expires. The replica renews its leases on a
+heartbeat (`ARENA_HEARTBEAT_SECONDS`, default 5) to `ARENA_LEASE_SECONDS` (default 30) ahead.
+So, across processes and machines, without host or PID checks:
+
+- the caps are counted in the database: admission (`take`) counts the unexpired leases that
+  count against the caps inside one locked transaction, so two replicas cannot both take the
+  last slot;
+- a match is cancelled from any replica: `request_cancel` marks its lease, and the heartbeat
+  of the replica playing it sees the mark and stops the match there (`on_cancel`);
+- a replica that dies stops renewing: once its leases expire, whichever replica's heartbeat
+  sees them first marks their matches aborted (`reap`);
+- a planned match is played once: a claim finds the other replica's live lease (`holder`).
+
+The heartbeat is a daemon thread, started by the first lease a process takes (an app, a CLI
+run, a batch worker: whoever plays matches renews them) and stopped with the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+from sqlalchemy import delete, func, insert, select, update
+
+from .store import _serialise_writes, match_leases, matches
+
+if TYPE_CHECKING:
+    from .store import Store
+
+log = logging.getLogger(__name__)
+ABORTED_LEASE = "its replica stopped renewing its lease (the process died or lost the database)"
+
+
+class LeaseSettings(BaseModel):
+    """How long a lease lasts, and how often a replica renews its own."""
+
+    seconds: float = Field(default=30.0, gt=0, description="ARENA_LEASE_SECONDS: a lease's life")
+    heartbeat: float = Field(default=5.0, gt=0, description="ARENA_HEARTBEAT_SECONDS: how often leases are renewed")
+
+    @model_validator(mode="after")
+    def _renewed_in_time(self) -> LeaseSettings:
+        if self.heartbeat >= self.seconds:
+            raise ValueError(f"ARENA_HEARTBEAT_SECONDS ({self.heartbeat:g}) must be shorter than "
+                             f"ARENA_LEASE_SECONDS ({self.seconds:g}), or leases expire between renewals")
+        return self
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> LeaseSettings:
+        values: dict[str, Any] = {}
+        for field, name in (("seconds", "ARENA_LEASE_SECONDS"), ("heartbeat", "ARENA_HEARTBEAT_SECONDS")):
+            raw = (environ.get(name) or "").strip()
+            if raw:
+                try:
+                    values[field] = float(raw)
+                except ValueError:
+                    raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            name = {"seconds": "ARENA_LEASE_SECONDS", "heartbeat": "ARENA_HEARTBEAT_SECONDS"}.get(
+                str(first["loc"][0]) if first["loc"] else "", "")
+            reason = str(first["msg"]).removeprefix("Value error, ")  # a validator's own message, as written
+            raise ValueError(f"{name + ': ' if name else ''}{reason}") from None
+
+
+class Leases:
+    """One process's leases on one store (`Store.leases`)."""
+
+    def __init__(self, store: Store, settings: LeaseSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or LeaseSettings.from_env()
+        self.replica = uuid.uuid4().hex[:16]  # this process, for as long as its store is open
+        self.on_cancel: list[Callable[[str], None]] = []  # called with each key someone asked to cancel
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def _expiry(self) -> float:
+        return time.time() + self.settings.seconds
+
+    # -- taking and dropping --------------------------------------------------------
+    def take(self, key: str, visitor: str, *, total: int, per_visitor: int,
+             refuse: Callable[..., Exception]) -> None:
+        """A lease counted against the caps for a match (or call) about to start, or `refuse`d
+        with whose limit was reached: at most `total` such leases live in the whole database
+        and `per_visitor` of them for one visitor, whichever replica holds them."""
+        now = time.time()
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            _serialise_writes(conn)
+            live = (match_leases.c.capped == 1) & (match_leases.c.expires_at >= now)
+            running = int(conn.execute(select(func.count()).where(live)).scalar_one())
+            if running >= total:
+                raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
+                             "arena_full", total=running)
+            mine = int(conn.execute(select(func.count()).where(live, match_leases.c.visitor == visitor)).scalar_one())
+            if mine >= per_visitor:
+                raise refuse(f"You already have {mine} matches running (limit {per_visitor}); "
+                             "wait for one to finish.", "your_matches", running=mine, limit=per_visitor)
+            conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < now))
+            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor=visitor[:100],
+                                                     capped=1, expires_at=self._expiry()))
+        self.start()
+
+    def hold(self, conn: Any, key: str, visitor: str) -> None:
+        """Inside a match's creating transaction: its lease, unless admission took one."""
+        # a dead replica's expired lease on this key (a planned match played again) gives way
+        conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < time.time()))
+        held = conn.execute(select(match_leases.c.replica).where(match_leases.c.key == key)).first()
+        if held is None:
+            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor=(visitor or "")[:100],
+                                                     capped=0, expires_at=self._expiry()))
+        self.start()
+
+    def claim(self, key: str) -> bool:
+        """A lease on a named duty (e.g. "sync:restore") if no live replica holds it: True
+        when this replica has it now. Kept while this process lives (the heartbeat renews it)."""
+        now = time.time()
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            _serialise_writes(conn)
+            conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < now))
+            row = conn.execute(select(match_leases.c.replica).where(match_leases.c.key == key)).first()
+            if row is not None:
+                return row.replica == self.replica
+            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor="", capped=0,
+                                                     expires_at=self._expiry()))
+        self.start()
+        return True
+
+    def holder(self, conn: Any, key: str) -> Literal["here", "elsewhere", "expired"] | None:
+        """Who holds `key`'s lease: this replica, another one whose lease is live, one whose
+        lease expired (a dead replica), or nobody (None)."""
+        row = conn.execute(select(match_leases.c.replica, match_leases.c.expires_at)
+                           .where(match_leases.c.key == key)).first()
+        if row is None:
+            return None
+        if row.replica == self.replica:
+            return "here"
+        return "elsewhere" if row.expires_at >= time.time() else "expired"
+
+    def release(self, key: str) -> None:
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            conn.execute(delete(match_leases).where(match_leases.c.key == key,
+                                                    match_leases.c.replica == self.replica))
+
+    # -- cancelling from anywhere ----------------------------------------------------
+    def request_cancel(self, key: str, visitor: str) -> Literal["requested", "not_yours", "none"]:
+        """Ask the replica playing `key` to stop it (its heartbeat will): only the visitor it
+        counts against may."""
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            row = conn.execute(select(match_leases.c.visitor).where(
+                match_leases.c.key == key, match_leases.c.capped == 1,
+                match_leases.c.expires_at >= time.time())).first()
+            if row is None:
+                return "none"
+            if row.visitor != visitor:
+                return "not_yours"
+            conn.execute(update(match_leases).where(match_leases.c.key == key).values(cancel_requested=1))
+        return "requested"
+
+    # -- the heartbeat -------------------------------------------------------------------
+    def renew(self) -> list[str]:
+        """Push this replica's leases forward; returns those someone asked to cancel."""
+        mine = select(match_leases.c.key, match_leases.c.cancel_requested).where(match_leases.c.replica == self.replica)
+        with self.store.engine.connect() as conn:
+            held = conn.execute(mine).all()
+        if not held:  # a read only: an idle replica takes no write lock every beat
+            return []
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            conn.execute(update(match_leases).where(match_leases.c.replica == self.replica)
+                         .values(expires_at=self._expiry()))
+        return [key for key, cancel in held if cancel]
+
+    def reap(self) -> list[str]:
+        """Matches whose lease expired (their replica died) marked aborted, and the expired
+        leases dropped; returns the matches aborted."""
+        now = time.time()
+        expired = select(match_leases.c.key).where(match_leases.c.expires_at < now)
+        with self.store.engine.connect() as conn:
+            if conn.execute(expired.limit(1)).first() is None:
+                return []
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            _serialise_writes(conn)  # read again under the lock: one replica reaps each
+            keys = [k for (k,) in conn.execute(expired)]
+            if not keys:
+                return []
+            running = [m for (m,) in conn.execute(select(matches.c.id).where(
+                matches.c.id.in_(keys), matches.c.status == "running"))]
+            if running:
+                conn.execute(update(matches).where(matches.c.id.in_(running)).values(
+                    status="aborted", error=ABORTED_LEASE, finished_at=now))
+            conn.execute(delete(match_leases).where(match_leases.c.key.in_(keys), match_leases.c.expires_at < now))
+        if running:
+            log.warning("marked %d matches of a replica that stopped aborted: %s", len(running), ", ".join(running))
+        return running
+
+    def beat(self) -> None:
+        """One heartbeat: renew, pass on cancel requests, reap expired leases."""
+        for key in self.renew():
+            for listener in list(self.on_cancel):
+                try:
+                    listener(key)
+                except Exception:  # noqa: BLE001 - a listener never stops the heartbeat
+                    log.exception("cancel listener %r failed for %s", listener, key)
+        self.reap()
+
+    def start(self) -> None:
+        """Start the heartbeat (once). Held weakly: a store nobody uses any more is not kept."""
+        with self._start_lock:
+            if self._thread is not None or self._stop.is_set():
+                return
+            self._thread = threading.Thread(target=_heartbeat, args=(weakref.ref(self), self._stop,
+                                                                      self.settings.heartbeat),
+                                            name="arena-lease-heartbeat", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the heartbeat and give up this replica's leases (the store is closing)."""
+        self._stop.set()
+        if self._thread is None:
+            return
+        try:
+            with self.store._write_lock, self.store.engine.begin() as conn:
+                conn.execute(delete(match_leases).where(match_leases.c.replica == self.replica))
+        except Exception:  # noqa: BLE001 - a database already gone: the leases expire by themselves
+            log.debug("could not drop the leases of %s at close", self.replica)
+
+
+def _heartbeat(ref: weakref.ref[Leases], stop: threading.Event, every: float) -> None:
+    while not stop.wait(every):
+        leases = ref()
+        if leases is None:
+            return
+        try:
+            leases.beat()
+        except Exception as exc:  # noqa: BLE001 - a database away for a moment: try again next beat
+            log.warning("lease heartbeat failed (%s); retrying", str(exc).splitlines()[0] if str(exc) else exc)
+        del leases
+
+
+__all__ = ["ABORTED_LEASE", "LeaseSettings", "Leases"]
