@@ -778,7 +778,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    "probed matches per game and agent, default 10)")
     x.add_argument("--agents", default=None, metavar="A,B,...", help="tom-in-play: the agents (default "
                    "house-rules,house-random: each game's rule bots with house:overlap answering the suite, its "
-                   "random bots with house:guess; a spec such as house:smollm2 plays and answers itself)")
+                   "random bots with house:guess; a spec such as house:smollm2 plays and answers itself; "
+                   "PLAY@ANSWER pairs them, e.g. house-rules@house:guess)")
     x.add_argument("--limit", type=int, default=None, help="tom-in-play: a fixed sample of N suite questions "
                    "(default 60; a larger N includes a smaller one's)")
     x.add_argument("--seed", type=int, default=0)

@@ -12,6 +12,8 @@ An agent here is an *entrant*: what plays each game and what answers the suite.
   one); rule bots answer no questions, so the suite is answered by `house:overlap`, the
   house's rule-based answerer (the option sharing most words with the story, no model).
 - `house-random`: each game's random bot; the suite by `house:guess` (chance).
+- `PLAY@ANSWER`: what plays (a family or a spec) paired with what answers (a spec declaring
+  `tom`), e.g. `house-rules@house:guess`: crossed pairings, a control for the correlation.
 Every seat of a match plays the entrant (self-play), probes on; the matches are stored with
 the tag `study:tom-in-play:<entrant>:seed<seed>` and planned, so a run again plays only what
 did not finish, and the suite's stored answers are not asked again. Generic: the games come
@@ -79,6 +81,26 @@ def plays_matches(catalogue: Any, spec: str, game: str) -> bool:
     return not answers_only and declares(catalogue, spec, game)
 
 
+def split(name: str) -> tuple[str, str | None]:
+    """An entrant's name as (what plays, what answers the suite or None): `PLAY@ANSWER` pairs them."""
+    play, at, answer = name.rpartition("@")
+    return (play, answer) if at and play and answer else (name, None)
+
+
+def answerer_of(name: str) -> str:
+    """The suite's answerer of an entrant: the one named after '@', a family's, or the spec itself."""
+    play, answer = split(name)
+    return answer or (FAMILIES[play][1] if play in FAMILIES else play)
+
+
+def how_of(name: str) -> str:
+    play, answer = split(name)
+    if play in FAMILIES:
+        return FAMILIES[play][2] if answer is None else f"{FAMILIES[play][2].split(';')[0]}; the suite by {answer}"
+    return ("plays every game it declares and answers the suite itself" if answer is None
+            else f"plays every game it declares; the suite by {answer}")
+
+
 def entrants(names: Sequence[str], catalogue: Any, suite_game: str = "tom") -> tuple[list[Entrant], list[str]]:
     """The entrants named, and a line for each one left out saying why."""
     out: list[Entrant] = []
@@ -87,26 +109,23 @@ def entrants(names: Sequence[str], catalogue: Any, suite_game: str = "tom") -> t
     for name in names:
         if name in [e.name for e in out]:
             raise ValueError(f"agent {name!r} is named twice")
-        if name in FAMILIES:
-            kind, answerer, how = FAMILIES[name]
-            players = {g: bot for g in games if (bot := house_bot(g, kind)) is not None}
-            out.append(Entrant(name, players, answerer, how))
-            continue
-        catalogue.resolve(name)  # an unknown spec is refused here, by name
-        players = {g: name for g in games if plays_matches(catalogue, name, g)}
-        if not declares(catalogue, name, suite_game):
-            left.append(f"{name}: left out, it does not answer the suite's questions (it declares "
-                        f"{', '.join(catalogue.games_of(name)) or 'no game'}, not {suite_game!r})")
-        elif not players:
-            left.append(f"{name}: left out, it plays none of the games with probes ({', '.join(games)})")
+        play, answer = split(name)
+        if play in FAMILIES:
+            players = {g: bot for g in games if (bot := house_bot(g, FAMILIES[play][0])) is not None}
         else:
-            out.append(Entrant(name, players, name, "plays every game it declares and answers the suite itself"))
+            catalogue.resolve(play)  # an unknown spec is refused here, by name
+            players = {g: play for g in games if plays_matches(catalogue, play, g)}
+        answerer = answerer_of(name)
+        if answer is not None:
+            catalogue.resolve(answer)
+        if not declares(catalogue, answerer, suite_game):
+            left.append(f"{name}: left out, {answerer} does not answer the suite's questions (it declares "
+                        f"{', '.join(catalogue.games_of(answerer)) or 'no game'}, not {suite_game!r})")
+        elif not players:
+            left.append(f"{name}: left out, {play} plays none of the games with probes ({', '.join(games)})")
+        else:
+            out.append(Entrant(name, players, answerer, how_of(name)))
     return out, left
-
-
-def answerer_of(name: str) -> str:
-    """The suite's answerer of a stored entrant (a family's, or the spec itself)."""
-    return FAMILIES[name][1] if name in FAMILIES else name
 
 
 def run_tag(name: str, seed: int) -> str:
@@ -169,7 +188,7 @@ def figures(store: Any, name: str, matches: list[dict[str, Any]], tags: Iterable
     answerer = answerer_of(name)
     answers = [r for r in store.answers(SUITE, answerer) if wanted is None or r["item_id"] in wanted]
     scores = score(SUITE, answerer, answers)
-    return {"agent": name, "how": how or (FAMILIES[name][2] if name in FAMILIES else "the agent itself"),
+    return {"agent": name, "how": how or how_of(name),
             "answerer": answerer, "games": sorted({m["game"] for m in matches}), "matches": len(matches),
             "tags": sorted(set(tags)), "probes": summary[0] if summary else None,
             "uniform_brier": math.fsum(map(uniform_brier, scored)) / len(scored) if scored else None,

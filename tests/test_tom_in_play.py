@@ -105,12 +105,30 @@ def test_agents_that_cannot_answer_or_play_are_left_out_and_say_why(tmp_path) ->
     found, left = entrants(["house-rules", "house:heuristic", "house:guess"], catalogue)
     assert [e.name for e in found] == ["house-rules"]
     assert found[0].players["spy"] == "house:heuristic" and found[0].answerer == "house:overlap"
-    assert "house:heuristic: left out, it does not answer the suite's questions" in left[0]
-    assert "house:guess: left out, it plays none of the games with probes" in left[1]
+    assert "house:heuristic: left out, house:heuristic does not answer the suite's questions" in left[0]
+    assert "house:guess: left out, house:guess plays none of the games with probes" in left[1]
+    paired, left = entrants(["house:heuristic@house:guess", "house-rules@house:heuristic"], catalogue)
+    assert [(e.players, e.answerer) for e in paired] == [({"spy": "house:heuristic"}, "house:guess")]
+    assert left == ["house-rules@house:heuristic: left out, house:heuristic does not answer the suite's questions "
+                    "(it declares spy, not 'tom')"]
     assert house_bot("avalon", "random") == "house:avalon-random" and house_bot("werewolf", "rules") == \
         "house:werewolf-rules"
     with pytest.raises(ValueError, match="named twice"):
         entrants(["house-rules", "house-rules"], catalogue)
+
+
+def test_crossed_pairings_give_a_correlation_of_zero_and_say_it_means_little(tmp_path, capsys) -> None:
+    """The same rule and random bots in play, each paired with both answerers: in play the
+    crossed entrants repeat their family's matches, so the correlation is exactly zero."""
+    agents = "house-rules,house-random,house-rules@house:guess,house-random@house:overlap"
+    db = str(tmp_path / "a.db")
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--agents", agents, "--games", "1", "--limit", "12"]) == 0
+    out = capsys.readouterr().out
+    row = next(x for x in out.splitlines() if x.startswith("| all |"))
+    assert row.startswith("| all | 4 | 0.00 [") and "n=4 | 0.00 [" in row
+    assert "only 4 agents: a correlation across so few means little" in out
+    assert "95% percentile bootstrap over the agents (2000 resamples, seed 0)" in out
+    assert "| house-rules@house:guess | avalon, mystery, spy, werewolf | house:guess | 4 |" in out
 
 
 def test_an_unknown_agent_or_a_misplaced_option_is_refused(tmp_path, capsys) -> None:
