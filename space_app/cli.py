@@ -340,6 +340,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from .core import get_game
 
     if args.study == TOM_IN_PLAY:
+        if args.base or args.judge:
+            raise ValueError(f"the {TOM_IN_PLAY} study takes --agents, not --base or --judge")
         return _tom_in_play(args)
     if args.agents is not None or args.limit is not None:
         raise ValueError(f"--agents and --limit belong to the {TOM_IN_PLAY} study")

@@ -137,6 +137,8 @@ def test_an_unknown_agent_or_a_misplaced_option_is_refused(tmp_path, capsys) -> 
     assert "house:nobody" in capsys.readouterr().err
     assert cli_main(["--db", db, "experiment", "attack", "--limit", "5"]) == 2
     assert "belong to the tom-in-play study" in capsys.readouterr().err
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--base", "house:heuristic"]) == 2
+    assert "takes --agents, not --base" in capsys.readouterr().err
 
 
 def test_correlations_by_hand() -> None:
