@@ -22,7 +22,7 @@ from the registry."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,7 +134,7 @@ def run_tag(name: str, seed: int) -> str:
 
 async def run(arena: Any, names: Sequence[str] = DEFAULT_AGENTS, games: int = 10, seed: int = 0, limit: int = 60,
               concurrency: int = 8, suite_concurrency: int = 1, settings: dict[str, Any] | None = None,
-              say: Any = None) -> tuple[list[dict[str, Any]], list[str]]:
+              say: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Play and ask what is missing, then each entrant's figures (`figures`) and the lines of
     those left out."""
     from .suites import open_suite
