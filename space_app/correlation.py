@@ -105,7 +105,7 @@ def caveat(n: int) -> str:
     """What n agents allow one to say, in words."""
     if n < MIN_AGENTS:
         return (f"too few agents ({n}) for a correlation: with fewer than {MIN_AGENTS} it is ±1 or undefined "
-                "whatever the scores; add agents with --agents")
+                "whatever the scores")
     if n < FEW_AGENTS:
         return (f"only {n} agents: a correlation across so few means little (the interval resamples the agents "
                 "and is wide; resamples where a side did not vary are left out)")

@@ -249,7 +249,8 @@ def tables(rows: list[dict[str, Any]], left: Sequence[str] = (), seed: int = 0) 
             cells.append(Cell(value=c.value, low=c.low, high=c.high, n=c.n, digits=2) if c.value is not None
                          else missing(""))
         corr.add([label(kind), Cell(value=float(len(x)), digits=0), *cells])
-    corr.footnotes.append(caveat(len(both)))
+    corr.footnotes.append(caveat(len(both)) + ("" if len(both) >= MIN_AGENTS else
+                                               f"; add agents: experiment {STUDY} --agents A,B,C"))
     if len(both) >= MIN_AGENTS:
         corr.footnotes.append(f"95% percentile bootstrap over the agents (2000 resamples, seed {seed}); a resample "
                               "in which all agents tie on a side has no correlation and is left out.")
