@@ -339,6 +339,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_experiment(args: argparse.Namespace) -> int:
     from .core import get_game
 
+    if args.study == TOM_IN_PLAY:
+        if args.base or args.judge:
+            raise ValueError(f"the {TOM_IN_PLAY} study takes --agents, not --base or --judge")
+        return _tom_in_play(args)
+    if args.agents is not None or args.limit is not None:
+        raise ValueError(f"--agents and --limit belong to the {TOM_IN_PLAY} study")
+    args.games = 50 if args.games is None else args.games
     spec = get_game(args.game)
     if args.study != "all" and args.study not in spec.extras.studies:
         raise ValueError(f"{spec.id} has no study {args.study!r}; known: {', '.join(spec.extras.studies) or 'none'}")
@@ -363,6 +370,25 @@ def _experiment(args: argparse.Namespace, spec: Any, engine: Any) -> int:
                                                **extra))
         say(f"\n{study.title} (base agent {base}, {args.games} games per condition)")
         say("\n".join(study_report(study, rows, seed=args.seed)))
+    return 0
+
+
+def _tom_in_play(args: argparse.Namespace) -> int:
+    """Probe scores beside ToM suite scores for the agents named, and their correlation."""
+    from .reports import markdown
+    from .tom_in_play import DEFAULT_AGENTS, run, tables
+
+    names = [a.strip() for a in (args.agents or ",".join(DEFAULT_AGENTS)).split(",") if a.strip()]
+    games, limit = args.games or 10, args.limit or 60
+    engine = _engine(args)
+    with _closing(engine):
+        arena = _arena(args.db, engine)
+        rows, left = arena.run_in_own_loop(run(arena, names, games=games, seed=args.seed, limit=limit,
+                                               concurrency=args.concurrency, settings=_settings(args) or None,
+                                               say=lambda line: say(line, file=sys.stderr)))
+    say(f"ToM in play vs ToM in questions: {games} probed self-play matches per game and agent (seed {args.seed}), "
+        f"a fixed sample of {limit} tom-household questions")
+    say(markdown(tables(rows, left, seed=args.seed)))
     return 0
 
 
@@ -675,6 +701,7 @@ SOURCES_HELP = ("match sources to include: 'default' (visitor, human and tournam
 
 
 IMPORT_MUMA_TOM = "import-muma-tom"
+TOM_IN_PLAY = "tom-in-play"  # the generic study of `experiment` (space_app/tom_in_play.py)
 DEALS_HELP = ("a JSON list of fixed deals, each validated before any match is played (avalon: roles by seat and "
               "the first leader, AvalonBench's preset files as published; spy: the spy's seat and the word pair; "
               "mystery: the character of each seat; see docs/deals.md)")
@@ -784,12 +811,20 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_probes)
 
     studies = sorted({name for face in faces for name in face.studies})
-    x = sub.add_parser("experiment", help="run a game's studies and print their tables")
-    x.add_argument("study", choices=[*studies, "all"])
+    x = sub.add_parser("experiment", help="run a game's studies and print their tables; tom-in-play: every game's "
+                       "belief probes beside the tom-household suite's accuracy per type, correlated across agents")
+    x.add_argument("study", choices=[*studies, TOM_IN_PLAY, "all"])
     x.add_argument("--game", default="spy", choices=games, help="whose studies (default spy)")
     x.add_argument("--base", default=None, help="the agent every seat plays (default: the study's own, e.g. "
                    "house:heuristic for spy, house:smollm2 for avalon's intentions)")
-    x.add_argument("--games", type=int, default=50, help="games per condition")
+    x.add_argument("--games", type=int, default=None, help="games per condition (default 50; tom-in-play: "
+                   "probed matches per game and agent, default 10)")
+    x.add_argument("--agents", default=None, metavar="A,B,...", help="tom-in-play: the agents (default "
+                   "house-rules,house-random: each game's rule bots with house:overlap answering the suite, its "
+                   "random bots with house:guess; a spec such as house:smollm2 plays and answers itself; "
+                   "PLAY@ANSWER pairs them, e.g. house-rules@house:guess)")
+    x.add_argument("--limit", type=int, default=None, help="tom-in-play: a fixed sample of N suite questions "
+                   "(default 60; a larger N includes a smaller one's)")
     x.add_argument("--seed", type=int, default=0)
     add_setting_args(x, faces)
     x.add_argument("--concurrency", type=int, default=8,

@@ -35,7 +35,7 @@ def test_the_parser_from_the_index_is_the_parser_from_the_specs(monkeypatch):
     from_specs = _helps(cli.build_parser())
     assert from_index == from_specs
     assert "--pair PAIR" in from_index["match"] and "--pairs FILE" in from_index["tournament"]
-    assert "{attack,intentions,protocol,reasoning,all}" in from_index["experiment"]
+    assert "{attack,intentions,protocol,reasoning,tom-in-play,all}" in from_index["experiment"]
 
 
 def test_an_index_that_does_not_match_the_folders_gives_way_to_the_specs(tmp_path, monkeypatch):

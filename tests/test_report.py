@@ -341,7 +341,7 @@ def test_strangers_names_cannot_break_a_table_in_any_format():
 
 
 def test_an_unknown_report_is_refused_with_the_known_ones(tmp_path):
-    known = "household-modality, interintent, muma, whodunit, wis"
+    known = "household-modality, interintent, muma, tom-in-play, whodunit, wis"
     with pytest.raises(ValueError, match=f"no report 'nope'; known: {known}"):
         build(Store(str(tmp_path / "empty.db")), "nope", ReportQuery())
 
