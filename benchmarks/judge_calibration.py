@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from space_app import correlation  # noqa: E402
 from space_app.games.avalon.intentions import Situation, load_catalogue  # noqa: E402
 from space_app.games.avalon.judge import (  # noqa: E402
     IntentionStatement,
@@ -96,32 +97,11 @@ class Row(BaseModel):
 
 
 # -- agreement ---------------------------------------------------------------------------------
-def _ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing their mean rank."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rho: Pearson's correlation of the ranks (ties averaged)."""
+    """Spearman's rho: Pearson's correlation of the ranks (ties averaged); None when a side is constant."""
     if len(x) != len(y) or len(x) < 2:
         raise ValueError(f"spearman needs two equal lists of at least 2 values, got {len(x)} and {len(y)}")
-    rx, ry = _ranks(x), _ranks(y)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sx = math.sqrt(sum((a - mx) ** 2 for a in rx))
-    sy = math.sqrt(sum((b - my) ** 2 for b in ry))
-    if sx == 0 or sy == 0:
-        return None
-    return sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True)) / (sx * sy)
+    return correlation.spearman(x, y)
 
 
 def _half_up(x: float) -> int:

@@ -22,31 +22,15 @@ turns it on), and no logging callbacks are registered here.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import os
-import time
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..deadline import on_abandon, time_left
 from ..errors import AgentError
 from ..prompts import Message
 from ..usage import LLMText, Usage
-from .openai_compat import (
-    BACKOFF_MAX,
-    BACKOFF_SECONDS,
-    DEFAULT_TIMEOUT,
-    MIN_ATTEMPT_SECONDS,
-    _calls_loop,
-    _retryable,
-    _tries,
-    retry_after,
-)
-
-if TYPE_CHECKING:
-    from tenacity import RetryCallState
+from .openai_compat import DEFAULT_TIMEOUT, attempts_within, retry_after, run_in_turn
 
 # before LiteLLM is first imported: its bundled price map, not a download at import
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -100,11 +84,7 @@ def litellm_caller(
     `litellm.acompletion` as it is (e.g. `{"aws_region_name": "eu-west-1"}` for Bedrock).
     `timeout` and `max_retries` behave as in `openai_caller`.
     """
-    import openai
-    from tenacity import AsyncRetrying, retry_if_exception, wait_random_exponential
-
     litellm = _litellm()
-    backoff = wait_random_exponential(multiplier=BACKOFF_SECONDS, max=BACKOFF_MAX)
     options: dict[str, Any] = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens,
                                "stop": stop}
     sent = {key: value for key, value in options.items() if value is not None}
@@ -114,68 +94,17 @@ def litellm_caller(
     if api_base:
         fixed["api_base"] = api_base
 
-    async def complete(messages: list[Message], ends: float, budget: float) -> LLMText:
-        attempts = 0
-
-        def out_of_budget(state: RetryCallState) -> bool:
-            left = ends - time.monotonic()
-            return state.attempt_number > max_retries or left - state.upcoming_sleep < MIN_ATTEMPT_SECONDS
-
-        def wait(state: RetryCallState) -> float:
-            asked = _asked_wait(state.outcome.exception() if state.outcome else None)
-            return asked if asked is not None else backoff(state)
-
-        retrying = AsyncRetrying(stop=out_of_budget, wait=wait, retry=retry_if_exception(_retryable),
-                                 reraise=True)
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    left = ends - time.monotonic()
-                    if left <= 0:
-                        raise TimeoutError
-                    async with asyncio.timeout(left):
-                        response = await litellm.acompletion(model=model, messages=messages, timeout=left,
-                                                             **sent, **fixed)
-        except (TimeoutError, openai.APITimeoutError) as exc:
-            raise AgentError("timeout", f"model endpoint gave no reply within the {budget:.1f} s "
-                                        f"this call had ({_tries(attempts)})") from exc
-        except openai.APIConnectionError as exc:
-            raise AgentError("agent_failed",
-                             f"model endpoint unreachable: {exc} ({_tries(attempts)})") from exc
-        except openai.APIStatusError as exc:
-            why = f"model endpoint answered {exc.status_code}: {exc.message}"
-            asked = _asked_wait(exc)
-            left = ends - time.monotonic()
-            if asked is not None and _retryable(exc) and asked > left - MIN_ATTEMPT_SECONDS:
-                why += f"; it asked to retry after {asked:g} s, past the {max(0.0, left):.1f} s left"
-            raise AgentError("agent_failed", f"{why} ({_tries(attempts)})") from exc
-        except openai.APIError as exc:  # LiteLLM's exceptions derive from openai's
-            raise AgentError("agent_failed", f"model endpoint error: {exc}") from exc
-        return _read(response)
-
     def llm_caller(messages: list[Message]) -> str:
         if "api_key" not in fixed:
             missing = missing_key(model)
             if missing:
                 raise AgentError("agent_failed", f"no API key for {model}: set {missing} (or pass api_key=)")
-        left = time_left()
-        budget = timeout if left is None else min(timeout, left)
-        if budget <= 0:
-            raise AgentError("timeout", "the turn's time was used up before the model was called")
-        future = asyncio.run_coroutine_threadsafe(complete(messages, time.monotonic() + budget, budget),
-                                                  _calls_loop())
-        unregister = on_abandon(future.cancel)
-        try:
-            return future.result(timeout=budget + 5)
-        except concurrent.futures.CancelledError as exc:
-            raise AgentError("timeout", "the arena gave up on this turn; the model request was "
-                                        "cancelled") from exc
-        except concurrent.futures.TimeoutError as exc:
-            future.cancel()
-            raise AgentError("timeout", f"model endpoint gave no reply within {budget:.1f} s") from exc
-        finally:
-            unregister()
+
+        async def attempt(left: float) -> LLMText:
+            return _read(await litellm.acompletion(model=model, messages=messages, timeout=left, **sent, **fixed))
+
+        return run_in_turn(lambda ends, budget: attempts_within(attempt, ends, budget, max_retries, _asked_wait),
+                           timeout)
 
     llm_caller.model = model  # type: ignore[attr-defined]
     llm_caller.settings = {"timeout": timeout, "max_retries": max_retries, **options}  # type: ignore[attr-defined]

@@ -36,7 +36,7 @@ import email.utils
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,81 @@ def _retryable(exc: BaseException) -> bool:
     return False
 
 
+async def attempts_within(attempt: Callable[[float], Awaitable[LLMText]], ends: float, budget: float,
+                          max_retries: int,
+                          asked_wait: Callable[[BaseException | None], float | None] = retry_after) -> LLMText:
+    """`attempt(seconds left)` until it answers, within the budget: 408/409/429/5xx and dropped
+    connections are retried after `asked_wait` (the server's Retry-After) or a jittered backoff,
+    while the wait plus a useful attempt fits before `ends` (monotonic). Failures become
+    `AgentError` (see the module docstring): the one place both callers' rules are kept."""
+    import openai
+    from tenacity import AsyncRetrying, retry_if_exception, wait_random_exponential
+
+    backoff = wait_random_exponential(multiplier=BACKOFF_SECONDS, max=BACKOFF_MAX)
+    attempts = 0
+
+    def out_of_budget(state: RetryCallState) -> bool:
+        left = ends - time.monotonic()
+        return state.attempt_number > max_retries or left - state.upcoming_sleep < MIN_ATTEMPT_SECONDS
+
+    def wait(state: RetryCallState) -> float:
+        asked = asked_wait(state.outcome.exception() if state.outcome else None)
+        return asked if asked is not None else backoff(state)
+
+    retrying = AsyncRetrying(stop=out_of_budget, wait=wait, retry=retry_if_exception(_retryable), reraise=True)
+    try:
+        async for tried in retrying:
+            with tried:
+                attempts += 1
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                # the asyncio timeout bounds the whole attempt (the client's timeout
+                # is per read, so a server that trickles bytes could outlast it)
+                async with asyncio.timeout(left):
+                    reply = await attempt(left)
+    except (TimeoutError, openai.APITimeoutError) as exc:
+        raise AgentError("timeout", f"model endpoint gave no reply within the {budget:.1f} s "
+                                    f"this call had ({_tries(attempts)})") from exc
+    except openai.APIConnectionError as exc:
+        # the agent's Space is up; its model provider is not: the agent failed
+        raise AgentError("agent_failed",
+                         f"model endpoint unreachable: {exc} ({_tries(attempts)})") from exc
+    except openai.APIStatusError as exc:
+        # a refusal by the *model* provider (bad key, rate limit, 5xx) is the agent's
+        # failure; "refused" is kept for the agent refusing the arena's call
+        why = f"model endpoint answered {exc.status_code}: {exc.message}"
+        asked = asked_wait(exc)
+        left = ends - time.monotonic()
+        if asked is not None and _retryable(exc) and asked > left - MIN_ATTEMPT_SECONDS:
+            why += f"; it asked to retry after {asked:g} s, past the {max(0.0, left):.1f} s left"
+        raise AgentError("agent_failed", f"{why} ({_tries(attempts)})") from exc
+    except openai.APIError as exc:  # LiteLLM's exceptions derive from openai's too
+        raise AgentError("agent_failed", f"model endpoint error: {exc}") from exc
+    return reply
+
+
+def run_in_turn(complete: Callable[[float, float], Awaitable[LLMText]], timeout: float) -> LLMText:
+    """Run `complete(ends, budget)` on the calls loop within the turn's time left (or `timeout`),
+    cancelling it as soon as the arena gives up on the turn (its connection is then closed)."""
+    left = time_left()
+    budget = timeout if left is None else min(timeout, left)
+    if budget <= 0:
+        raise AgentError("timeout", "the turn's time was used up before the model was called")
+    future = asyncio.run_coroutine_threadsafe(complete(time.monotonic() + budget, budget), _calls_loop())
+    unregister = on_abandon(future.cancel)
+    try:
+        return future.result(timeout=budget + 5)  # the task ends by the budget on its own
+    except concurrent.futures.CancelledError as exc:
+        raise AgentError("timeout", "the arena gave up on this turn; the model request was "
+                                    "cancelled") from exc
+    except concurrent.futures.TimeoutError as exc:
+        future.cancel()
+        raise AgentError("timeout", f"model endpoint gave no reply within {budget:.1f} s") from exc
+    finally:
+        unregister()
+
+
 def openai_caller(
     model: str,
     base_url: str | None = None,
@@ -139,12 +214,10 @@ def openai_caller(
     `sdk.providers`.
     """
     import openai
-    from tenacity import AsyncRetrying, retry_if_exception, wait_random_exponential
 
-    backoff = wait_random_exponential(multiplier=BACKOFF_SECONDS, max=BACKOFF_MAX)
     # The client's own retries are off (max_retries=0): they honour Retry-After but know
     # nothing of the turn's deadline, so a 429 could wait past it. tenacity runs the attempts
-    # here, with the remaining budget as the stop condition.
+    # (`attempts_within`), with the remaining budget as the stop condition.
     client = openai.AsyncOpenAI(
         api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
         base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -156,73 +229,14 @@ def openai_caller(
                                "stop": stop}
     sent = {key: value for key, value in options.items() if value is not None}
 
-    async def complete(messages: list[Message], ends: float, budget: float) -> LLMText:
-        attempts = 0
-
-        def out_of_budget(state: RetryCallState) -> bool:
-            left = ends - time.monotonic()
-            return state.attempt_number > max_retries or left - state.upcoming_sleep < MIN_ATTEMPT_SECONDS
-
-        def wait(state: RetryCallState) -> float:
-            asked = retry_after(state.outcome.exception() if state.outcome else None)
-            return asked if asked is not None else backoff(state)
-
-        retrying = AsyncRetrying(stop=out_of_budget, wait=wait, retry=retry_if_exception(_retryable),
-                                 reraise=True)
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    left = ends - time.monotonic()
-                    if left <= 0:
-                        raise TimeoutError
-                    # the asyncio timeout bounds the whole attempt (the client's timeout
-                    # is per read, so a server that trickles bytes could outlast it)
-                    async with asyncio.timeout(left):
-                        if stream:
-                            reply = await _streamed(client, model, messages, left, sent)
-                        else:
-                            reply = _read(await client.chat.completions.create(
-                                model=model, messages=messages, timeout=left, **sent))
-        except (TimeoutError, openai.APITimeoutError) as exc:
-            raise AgentError("timeout", f"model endpoint gave no reply within the {budget:.1f} s "
-                                        f"this call had ({_tries(attempts)})") from exc
-        except openai.APIConnectionError as exc:
-            # the agent's Space is up; its model provider is not: the agent failed
-            raise AgentError("agent_failed",
-                             f"model endpoint unreachable: {exc} ({_tries(attempts)})") from exc
-        except openai.APIStatusError as exc:
-            # a refusal by the *model* provider (bad key, rate limit, 5xx) is the agent's
-            # failure; "refused" is kept for the agent refusing the arena's call
-            why = f"model endpoint answered {exc.status_code}: {exc.message}"
-            asked = retry_after(exc)
-            left = ends - time.monotonic()
-            if asked is not None and _retryable(exc) and asked > left - MIN_ATTEMPT_SECONDS:
-                why += f"; it asked to retry after {asked:g} s, past the {max(0.0, left):.1f} s left"
-            raise AgentError("agent_failed", f"{why} ({_tries(attempts)})") from exc
-        except openai.APIError as exc:
-            raise AgentError("agent_failed", f"model endpoint error: {exc}") from exc
-        return reply
-
     def llm_caller(messages: list[Message]) -> str:
-        left = time_left()
-        budget = timeout if left is None else min(timeout, left)
-        if budget <= 0:
-            raise AgentError("timeout", "the turn's time was used up before the model was called")
-        future = asyncio.run_coroutine_threadsafe(complete(messages, time.monotonic() + budget, budget),
-                                                  _calls_loop())
-        # when the arena gives up on the turn, cancel the task: its connection is closed
-        unregister = on_abandon(future.cancel)
-        try:
-            return future.result(timeout=budget + 5)  # the task ends by the budget on its own
-        except concurrent.futures.CancelledError as exc:
-            raise AgentError("timeout", "the arena gave up on this turn; the model request was "
-                                        "cancelled") from exc
-        except concurrent.futures.TimeoutError as exc:
-            future.cancel()
-            raise AgentError("timeout", f"model endpoint gave no reply within {budget:.1f} s") from exc
-        finally:
-            unregister()
+        async def attempt(left: float) -> LLMText:
+            if stream:
+                return await _streamed(client, model, messages, left, sent)
+            return _read(await client.chat.completions.create(model=model, messages=messages, timeout=left,
+                                                              **sent))
+
+        return run_in_turn(lambda ends, budget: attempts_within(attempt, ends, budget, max_retries), timeout)
 
     llm_caller.model = model  # type: ignore[attr-defined]
     llm_caller.settings = {"timeout": timeout, "max_retries": max_retries, "stream": stream, **options}  # type: ignore[attr-defined]
