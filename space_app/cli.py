@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_index import GameFace, game_faces, report_names
+from .engine_options import add_engine_args, closing_engine, open_engine_of
 from .safe_text import terminal_text
 from .store_error import StoreError, lost_store
 from .tables import figure, render
@@ -42,34 +43,9 @@ def _arena(db: str, engine: Any = None):
     return Arena(Store(db), engine=engine)
 
 
-def add_engine_args(p: argparse.ArgumentParser, unit: str = "matches") -> None:
-    p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help=f"where the {unit} run: local = in this process (default); ray = as tasks on a Ray "
-                   "cluster's workers (--address), or on a local Ray instance started for this run")
-    p.add_argument("--address", default=None, metavar="HOST:PORT",
-                   help="an existing Ray cluster (with --engine ray), e.g. 10.0.0.5:6379 or ray://10.0.0.5:10001")
-    p.add_argument("--workers", type=int, default=None,
-                   help="Ray workers (default: one per CPU of the cluster); --concurrency is per worker")
-    p.add_argument("--num-cpus", type=int, default=None,
-                   help="CPUs of the local Ray instance started without --address (default: all)")
-
-
-def _engine(args: argparse.Namespace) -> Any:
-    """The batch engine the arguments ask for, connected before the store is opened (a cluster
-    that cannot be reached stops the command before anything is created); None: in process."""
-    if getattr(args, "engine", "local") == "local" and not getattr(args, "address", None):
-        return None
-    from .engines import open_engine
-
-    return open_engine(args.engine, concurrency=args.concurrency, address=args.address, workers=args.workers,
-                       num_cpus=args.num_cpus)
-
-
-def _closing(engine: Any) -> Any:
-    """The engine, closed at the end of the command (a local Ray instance is shut down)."""
-    from contextlib import closing, nullcontext
-
-    return nullcontext() if engine is None else closing(engine)
+# the batch-engine options and the engine they open (shared with the games' commands)
+_engine = open_engine_of
+_closing = closing_engine
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from .batch import planned, run_planned
+from .engine_options import add_engine_args, closing_engine, open_engine_of
 from .engines.progress import BatchBar
 from .service import Arena, MatchPlan
 from .store import Store
@@ -30,14 +31,10 @@ class CliServices:
         return plan if place is None else planned(plan, place)
 
     def add_engine_args(self, parser: argparse.ArgumentParser, unit: str = "matches") -> None:
-        from .cli import add_engine_args
-
         add_engine_args(parser, unit)
 
     def engine(self, args: argparse.Namespace) -> AbstractContextManager[Any]:
-        from .cli import _closing, _engine
-
-        return _closing(_engine(args))
+        return closing_engine(open_engine_of(args))
 
     async def run_planned(self, arena: Arena, plans: Sequence[MatchPlan], *, concurrency: int = 8,
                           tracker: Any = None) -> list[Any]:

@@ -27,15 +27,21 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from sqlalchemy import delete, func, insert, select, update
 
-from .store import _serialise_writes, match_leases, matches
 
-if TYPE_CHECKING:
-    from .store import Store
+class LeaseStore(Protocol):
+    """What leases need of the store that keeps them (`space_app.store.Store`)."""
+
+    engine: Any
+    _write_lock: Any
+
+    def lease_schema(self) -> tuple[Any, Any, Callable[[Any], None]]:
+        """The lease table, the matches table and the transaction's write lock."""
+        ...
 
 log = logging.getLogger(__name__)
 ABORTED_LEASE = "its replica stopped renewing its lease (the process died or lost the database)"
@@ -77,8 +83,11 @@ class LeaseSettings(BaseModel):
 class Leases:
     """One process's leases on one store (`Store.leases`)."""
 
-    def __init__(self, store: Store, settings: LeaseSettings | None = None) -> None:
+    def __init__(self, store: LeaseStore, settings: LeaseSettings | None = None) -> None:
         self.store = store
+        # the store's lease and match tables and its write lock, handed over by the store (it
+        # owns the schema; this module only reads and writes the rows)
+        self.table, self.matches, self.serialise = store.lease_schema()
         self.settings = settings or LeaseSettings.from_env()
         self.replica = uuid.uuid4().hex[:16]  # this process, for as long as its store is open
         self.on_cancel: list[Callable[[str], None]] = []  # called with each key someone asked to cancel
@@ -97,28 +106,28 @@ class Leases:
         and `per_visitor` of them for one visitor, whichever replica holds them."""
         now = time.time()
         with self.store._write_lock, self.store.engine.begin() as conn:
-            _serialise_writes(conn)
-            live = (match_leases.c.capped == 1) & (match_leases.c.expires_at >= now)
+            self.serialise(conn)
+            live = (self.table.c.capped == 1) & (self.table.c.expires_at >= now)
             running = int(conn.execute(select(func.count()).where(live)).scalar_one())
             if running >= total:
                 raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
                              "arena_full", total=running)
-            mine = int(conn.execute(select(func.count()).where(live, match_leases.c.visitor == visitor)).scalar_one())
+            mine = int(conn.execute(select(func.count()).where(live, self.table.c.visitor == visitor)).scalar_one())
             if mine >= per_visitor:
                 raise refuse(f"You already have {mine} matches running (limit {per_visitor}); "
                              "wait for one to finish.", "your_matches", running=mine, limit=per_visitor)
-            conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < now))
-            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor=visitor[:100],
+            conn.execute(delete(self.table).where(self.table.c.key == key, self.table.c.expires_at < now))
+            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=visitor[:100],
                                                      capped=1, expires_at=self._expiry()))
         self.start()
 
     def hold(self, conn: Any, key: str, visitor: str) -> None:
         """Inside a match's creating transaction: its lease, unless admission took one."""
         # a dead replica's expired lease on this key (a planned match played again) gives way
-        conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < time.time()))
-        held = conn.execute(select(match_leases.c.replica).where(match_leases.c.key == key)).first()
+        conn.execute(delete(self.table).where(self.table.c.key == key, self.table.c.expires_at < time.time()))
+        held = conn.execute(select(self.table.c.replica).where(self.table.c.key == key)).first()
         if held is None:
-            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor=(visitor or "")[:100],
+            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=(visitor or "")[:100],
                                                      capped=0, expires_at=self._expiry()))
         self.start()
 
@@ -127,12 +136,12 @@ class Leases:
         when this replica has it now. Kept while this process lives (the heartbeat renews it)."""
         now = time.time()
         with self.store._write_lock, self.store.engine.begin() as conn:
-            _serialise_writes(conn)
-            conn.execute(delete(match_leases).where(match_leases.c.key == key, match_leases.c.expires_at < now))
-            row = conn.execute(select(match_leases.c.replica).where(match_leases.c.key == key)).first()
+            self.serialise(conn)
+            conn.execute(delete(self.table).where(self.table.c.key == key, self.table.c.expires_at < now))
+            row = conn.execute(select(self.table.c.replica).where(self.table.c.key == key)).first()
             if row is not None:
                 return row.replica == self.replica
-            conn.execute(insert(match_leases).values(key=key, replica=self.replica, visitor="", capped=0,
+            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor="", capped=0,
                                                      expires_at=self._expiry()))
         self.start()
         return True
@@ -140,8 +149,8 @@ class Leases:
     def holder(self, conn: Any, key: str) -> Literal["here", "elsewhere", "expired"] | None:
         """Who holds `key`'s lease: this replica, another one whose lease is live, one whose
         lease expired (a dead replica), or nobody (None)."""
-        row = conn.execute(select(match_leases.c.replica, match_leases.c.expires_at)
-                           .where(match_leases.c.key == key)).first()
+        row = conn.execute(select(self.table.c.replica, self.table.c.expires_at)
+                           .where(self.table.c.key == key)).first()
         if row is None:
             return None
         if row.replica == self.replica:
@@ -150,34 +159,34 @@ class Leases:
 
     def release(self, key: str) -> None:
         with self.store._write_lock, self.store.engine.begin() as conn:
-            conn.execute(delete(match_leases).where(match_leases.c.key == key,
-                                                    match_leases.c.replica == self.replica))
+            conn.execute(delete(self.table).where(self.table.c.key == key,
+                                                    self.table.c.replica == self.replica))
 
     # -- cancelling from anywhere ----------------------------------------------------
     def request_cancel(self, key: str, visitor: str) -> Literal["requested", "not_yours", "none"]:
         """Ask the replica playing `key` to stop it (its heartbeat will): only the visitor it
         counts against may."""
         with self.store._write_lock, self.store.engine.begin() as conn:
-            row = conn.execute(select(match_leases.c.visitor).where(
-                match_leases.c.key == key, match_leases.c.capped == 1,
-                match_leases.c.expires_at >= time.time())).first()
+            row = conn.execute(select(self.table.c.visitor).where(
+                self.table.c.key == key, self.table.c.capped == 1,
+                self.table.c.expires_at >= time.time())).first()
             if row is None:
                 return "none"
             if row.visitor != visitor:
                 return "not_yours"
-            conn.execute(update(match_leases).where(match_leases.c.key == key).values(cancel_requested=1))
+            conn.execute(update(self.table).where(self.table.c.key == key).values(cancel_requested=1))
         return "requested"
 
     # -- the heartbeat -------------------------------------------------------------------
     def renew(self) -> list[str]:
         """Push this replica's leases forward; returns those someone asked to cancel."""
-        mine = select(match_leases.c.key, match_leases.c.cancel_requested).where(match_leases.c.replica == self.replica)
+        mine = select(self.table.c.key, self.table.c.cancel_requested).where(self.table.c.replica == self.replica)
         with self.store.engine.connect() as conn:
             held = conn.execute(mine).all()
         if not held:  # a read only: an idle replica takes no write lock every beat
             return []
         with self.store._write_lock, self.store.engine.begin() as conn:
-            conn.execute(update(match_leases).where(match_leases.c.replica == self.replica)
+            conn.execute(update(self.table).where(self.table.c.replica == self.replica)
                          .values(expires_at=self._expiry()))
         return [key for key, cancel in held if cancel]
 
@@ -185,21 +194,21 @@ class Leases:
         """Matches whose lease expired (their replica died) marked aborted, and the expired
         leases dropped; returns the matches aborted."""
         now = time.time()
-        expired = select(match_leases.c.key).where(match_leases.c.expires_at < now)
+        expired = select(self.table.c.key).where(self.table.c.expires_at < now)
         with self.store.engine.connect() as conn:
             if conn.execute(expired.limit(1)).first() is None:
                 return []
         with self.store._write_lock, self.store.engine.begin() as conn:
-            _serialise_writes(conn)  # read again under the lock: one replica reaps each
+            self.serialise(conn)  # read again under the lock: one replica reaps each
             keys = [k for (k,) in conn.execute(expired)]
             if not keys:
                 return []
-            running = [m for (m,) in conn.execute(select(matches.c.id).where(
-                matches.c.id.in_(keys), matches.c.status == "running"))]
+            running = [m for (m,) in conn.execute(select(self.matches.c.id).where(
+                self.matches.c.id.in_(keys), self.matches.c.status == "running"))]
             if running:
-                conn.execute(update(matches).where(matches.c.id.in_(running)).values(
+                conn.execute(update(self.matches).where(self.matches.c.id.in_(running)).values(
                     status="aborted", error=ABORTED_LEASE, finished_at=now))
-            conn.execute(delete(match_leases).where(match_leases.c.key.in_(keys), match_leases.c.expires_at < now))
+            conn.execute(delete(self.table).where(self.table.c.key.in_(keys), self.table.c.expires_at < now))
         if running:
             log.warning("marked %d matches of a replica that stopped aborted: %s", len(running), ", ".join(running))
         return running
@@ -231,7 +240,7 @@ class Leases:
             return
         try:
             with self.store._write_lock, self.store.engine.begin() as conn:
-                conn.execute(delete(match_leases).where(match_leases.c.replica == self.replica))
+                conn.execute(delete(self.table).where(self.table.c.replica == self.replica))
         except Exception:  # noqa: BLE001 - a database already gone: the leases expire by themselves
             log.debug("could not drop the leases of %s at close", self.replica)
 

@@ -18,15 +18,24 @@ from .core.report import Report, ReportQuery, Table
 FORMATS = ("markdown", "csv", "latex")
 
 
-def all_reports() -> dict[str, Report]:
-    """Every report by name: each game's, then each suite's (loads the games and the suites)."""
-    from .core import GAMES
+def suite_reports() -> dict[str, Report]:
+    """The reports of question-suite runs: each suite's, and the suite's accuracy beside every
+    game's belief probes (`experiment tom-in-play`, which reads both halves)."""
     from .suites import REPORTS
+    from .tom_in_play import REPORT as TOM_IN_PLAY_REPORT
+    from .tom_in_play import STUDY as TOM_IN_PLAY
+
+    return {**REPORTS, TOM_IN_PLAY: TOM_IN_PLAY_REPORT}
+
+
+def all_reports() -> dict[str, Report]:
+    """Every report by name: each game's, then the suites' (loads the games and the suites)."""
+    from .core import GAMES
 
     out: dict[str, Report] = {}
     for spec in GAMES.values():
         out.update(spec.extras.reports)
-    out.update(REPORTS)
+    out.update(suite_reports())
     return out
 
 

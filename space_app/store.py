@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -370,6 +370,10 @@ class Store:
     def backend(self) -> str:
         """'sqlite' or 'postgresql' (or another SQLAlchemy dialect's name)."""
         return self.engine.dialect.name
+
+    def lease_schema(self) -> tuple[Table, Table, Callable[[Any], None]]:
+        """The lease and match tables and the write lock, for this store's `Leases`."""
+        return match_leases, matches, _serialise_writes
 
     def close(self) -> None:
         self.leases.stop()

@@ -9,8 +9,6 @@ from pathlib import Path
 
 from ..core import GAMES
 from ..core.spec import QuizSet
-from ..tom_in_play import REPORT as TOM_IN_PLAY_REPORT
-from ..tom_in_play import STUDY as TOM_IN_PLAY
 from .baselines import GuessAgent, OverlapAgent
 from .muma_tom import REPORT as MUMA_REPORT
 from .reference import cot_local, direct_local, limp_local
@@ -76,8 +74,6 @@ register(SuiteSource(
 register_report("muma", MUMA_REPORT)
 # the multi-modal household suite's modality ablation over stored `bench --condition` runs
 register_report("household-modality", MODALITY_REPORT)
-# the suite's accuracy beside every game's belief probes (`experiment tom-in-play`'s stored runs)
-register_report(TOM_IN_PLAY, TOM_IN_PLAY_REPORT)
 
 
 

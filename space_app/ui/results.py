@@ -15,8 +15,9 @@ import pandas as pd
 
 from ..api import ApiError, ArenaAPI
 from ..core import GAMES, ResultsPage, ResultsSection
+from ..reports import suite_reports
 from ..sources import DEFAULT_KINDS, KINDS
-from ..suites import REPORTS, SUITES
+from ..suites import SUITES
 from .charts import bars
 from .i18n import Interface, text
 from .leaderboard import kind_choices
@@ -80,7 +81,7 @@ def page_for(api: ArenaAPI, game_id: str, sources: list[str] | None = None) -> R
     """The game's own page (or the suites'), followed by the paper-shaped tables of its reports."""
     if game_id == SUITES_PAGE:
         page: ResultsPage | None = suites_page(api)
-        reports = dict(REPORTS)
+        reports = suite_reports()
     else:
         page = api.results_page(game_id, sorted(sources or []))
         spec = GAMES.get(game_id)
