@@ -70,7 +70,7 @@ def of(model: type[Any]) -> list[Any]:
 def test_the_game_names_its_kinds_in_its_spec():
     spec = get_game("avalon")
     assert spec.rules.events is KINDS
-    assert {m.kind_name() for m in OWN_MODELS} | {"private", "call", "error", "degraded"} == set(KINDS.by_kind)
+    assert {m.kind_name() for m in OWN_MODELS} | {"private", "call", "error", "degraded", "probe"} == set(KINDS.by_kind)
     assert all(KINDS.model_of(m.kind_name()) is m for m in OWN_MODELS)
     assert issubclass(AvalonInvalidAction, InvalidAction) and AvalonInvalidAction.kind_name() == "invalid_action"
     assert getattr(AvalonGame, "history_kinds", frozenset()) == frozenset()  # each model says it itself

@@ -54,8 +54,8 @@ def emitted() -> list[Event]:
 def test_the_game_names_its_kinds_in_its_spec():
     spec = get_game("spy")
     assert spec.rules.events is KINDS
-    assert {m.kind_name() for m in OWN_MODELS} | {"private", "call", "error", "invalid_action", "degraded"} == \
-        set(KINDS.by_kind)
+    shared = {"private", "call", "error", "invalid_action", "degraded", "probe"}  # every game's kinds
+    assert {m.kind_name() for m in OWN_MODELS} | shared == set(KINDS.by_kind)
     assert all(KINDS.model_of(m.kind_name()) is m for m in OWN_MODELS)
     assert getattr(SpyGame, "history_kinds", frozenset()) == frozenset()  # each model says it itself
 
