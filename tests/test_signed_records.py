@@ -295,7 +295,9 @@ def test_a_generated_key_stays_beside_the_database_and_nowhere_else(hub, tmp_pat
     assert hub.files and all(key not in data for data in hub.files.values())
     assert key.decode() not in caplog.text and key.decode() not in repr(sync.signer)
 
-    # the next start on the same disk keeps the key, and its own lines verify
+    # the next start on the same disk keeps the key, and its own lines verify (the first
+    # process has stopped: a replica still running would hold the restore's lease)
+    store.close()
     again = sync_for(Store(config.db), config, hf_api=hub.api, fs=hub.fs)
     assert again is not None and again.signer.key_id == sync.signer.key_id
     assert again.last_restore["refused"] == 0 and again.last_restore["matches_known"] == 1
