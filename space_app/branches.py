@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -46,7 +45,7 @@ from .runner import SeatAgent, new_match_id, play
 from .seat_versions import version_of
 from .service import Arena
 from .standings import derive
-from .stats import around, wilson
+from .stats import Difference, rate_difference, wilson
 from .verify import ReplayMismatch, recorded_outcome
 
 Arm = Literal["agent", "original"]
@@ -271,29 +270,6 @@ def diverges_at(parent: dict[str, Any], branch: dict[str, Any]) -> int | None:
     return None if len(mine) == len(theirs) else min(len(mine), len(theirs)) + 1
 
 
-@dataclass(frozen=True)
-class Difference:
-    """p_agent - p_original with its Newcombe interval."""
-
-    value: float
-    low: float
-    high: float
-
-
-def rate_difference(k1: int, n1: int, k2: int, n2: int) -> Difference | None:
-    """Newcombe's hybrid score interval of k1/n1 - k2/n2 from the two Wilson intervals
-    (Newcombe 1998, method 10): sound for small n and rates near 0 or 1. None when an arm is empty."""
-    w1, w2 = wilson(k1, n1), wilson(k2, n2)
-    if w1 is None or w2 is None:
-        return None
-    p1, p2 = k1 / n1, k2 / n2
-    d = p1 - p2
-    low = d - math.sqrt((p1 - w1[0]) ** 2 + (w2[1] - p2) ** 2)
-    high = d + math.sqrt((w1[1] - p1) ** 2 + (p2 - w2[0]) ** 2)
-    low, high = around(d, max(-1.0, low), min(1.0, high))
-    return Difference(d, low, high)
-
-
 @dataclass
 class BranchStudy:
     parent_id: str
@@ -393,6 +369,6 @@ def study_lines(study: BranchStudy) -> list[str]:
     return lines
 
 
-__all__ = ["INTERVAL", "BranchError", "BranchPoint", "BranchRun", "BranchStudy", "Difference", "PrefixCheck",
+__all__ = ["INTERVAL", "BranchError", "BranchPoint", "BranchRun", "BranchStudy", "PrefixCheck",
            "SaltedAgent", "branch_point", "branch_study", "branch_tag", "check_prefix", "diverges_at",
-           "rate_difference", "replay_prefix", "run_branch", "study_lines", "with_salt"]
+           "replay_prefix", "run_branch", "study_lines", "with_salt"]

@@ -13,13 +13,14 @@ import sqlite3
 import pytest
 
 from space_app.api import ApiError, ArenaAPI
-from space_app.branches import branch_point, diverges_at, rate_difference
+from space_app.branches import branch_point, diverges_at
 from space_app.cli import main as cli_main
 from space_app.config import ArenaConfig
 from space_app.core.seeding import seeded
 from space_app.match_plan import MatchPlan
 from space_app.service import Arena
 from space_app.standings import derive
+from space_app.stats import rate_difference
 from space_app.store import Store
 from space_app.ui.watch import branch_lines
 
