@@ -191,6 +191,12 @@ def _tournament(args: argparse.Namespace, engine: Any) -> int:
     arena = _arena(args.db, engine)
     seats = args.seats or list(dict.fromkeys(arena.default_seats(args.game)))
     arena.check_seats(args.game, [*seats, *(_role_specs(args.role) or {}).values()])  # refused before any bar is drawn
+    if args.until_separated or args.until_interval is not None:
+        return _stopping_tournament(args, engine, arena, seats, settings, deals)
+    if args.max_games is not None or args.max_tokens is not None or args.max_cost is not None:
+        raise ValueError("--max-games, --max-tokens and --max-cost are the budget of a tournament with a target "
+                         "(--until-separated A B or --until-interval HALF_WIDTH); without one, --games says how "
+                         "many matches")
     # every deal once per rotation of the agents over the seats, unless told how many matches
     games = args.games if args.games is not None else (len(deals) * len(seats) if deals else 100)
     with BatchBar(games, f"{args.game} tournament") as bar:
@@ -205,6 +211,68 @@ def _tournament(args: argparse.Namespace, engine: Any) -> int:
     print_seating(outcomes.seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
     return 0 if not failed else 1
+
+
+def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seats: list[str],
+                         settings: dict[str, Any], deals: list[dict[str, Any]] | None) -> int:
+    """A tournament with a target: looks printed as they come, then why it stopped, the
+    seating and the leaderboard."""
+    from .engines.progress import BatchBar
+    from .prices import parse_prices
+    from .store import shown_url
+    from .tournament_stop import TournamentRule, stopping_tournament
+
+    budget = args.max_games if args.max_games is not None else (args.games if args.games is not None else 100)
+    rule = TournamentRule(budget, separate=tuple(args.until_separated) if args.until_separated else None,
+                          half_width=args.until_interval, every=args.look_every, max_tokens=args.max_tokens,
+                          max_cost=args.max_cost)
+    prices = parse_prices(os.environ.get("ARENA_PRICES"))
+    if args.max_cost and not prices:
+        raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
+    say(rule.describe())
+    pair = rule.separate
+
+    def on_look(result: Any) -> None:
+        if len(result.looks) == 1 and result.expected is not None:
+            say(f"pilot ({result.looks[0].deals} deals, {result.looks[0].matches} matches): expected half-width "
+                f"at the budget ({result.expected_deals} deals) ±{result.expected:.3f}", flush=True)
+        k = result.looks[-1]
+        line = f"look {k.look}: {k.deals} deals, {k.matches} matches"
+        if pair is not None and k.pair is not None:
+            line += (f"; {pair[0]} − {pair[1]} {k.pair.mean:+.3f} [{k.pair.low:+.3f}, {k.pair.high:+.3f}], "
+                     f"{pair[0]} better in {k.pair.a_better} deals, {pair[1]} in {k.pair.b_better}, "
+                     f"evidence {k.pair.evidence:.3g}")
+        elif pair is None:
+            agent, width = k.widest(result.specs)
+            line += f"; widest interval {agent} ±{width:.3f}"
+        if result.spent is not None:
+            line += f"; {result.spent['tokens']:,.0f} tokens"
+            line += f", {result.spent['cost_usd']:.4f} USD" if result.spent["cost_usd"] is not None else ""
+        say(line, flush=True)
+
+    with BatchBar(budget, f"{args.game} tournament") as bar:
+        result = arena.run_in_own_loop(stopping_tournament(
+            arena, args.game, seats, rule, seed=args.seed, concurrency=args.concurrency, settings=settings,
+            tag=args.tag, players=args.players, role_specs=_role_specs(args.role), tracker=bar, deals=deals,
+            prices=prices, on_look=on_look))
+    failed = [o for o in result.outcomes if o.status != "finished"]
+    say(f"stopped after {result.matches} of {budget} matches ({len(result.blocks)} deals): {result.stopped}")
+    if pair is not None:
+        say(result.to_dict()["test"])
+    final = result.looks[-1] if result.looks else None
+    if final is not None and final.agents:
+        say(render([{"agent": a, "deals": k.deals, "win rate": f"{k.mean:.3f}", "interval": f"[{k.low:.3f}, "
+                     f"{k.high:.3f}]"} for a, k in final.agents.items()], ["agent", "deals", "win rate", "interval"]))
+        say(f"win rate: the agent's mean win over its seats per deal; {METHOD_NOTE}")
+    before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
+    say(f"{len(result.outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
+        f"store: {shown_url(arena.store.url)}" + (f"; engine: ray, {engine.workers} workers" if engine else ""))
+    print_seating(result.seating)
+    print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
+    return 0 if not failed else 1
+
+
+METHOD_NOTE = "interval: anytime-valid 95% (look k at level 1 − α/(k(k+1))), kept at a data-dependent stop"
 
 
 def print_seating(seating: Any) -> None:
@@ -237,11 +305,16 @@ def _compare(args: argparse.Namespace, engine: Any) -> int:
     prices = parse_prices(os.environ.get("ARENA_PRICES"))
     if args.max_cost and not prices:
         raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
+    deals = 100 if args.deals is None else args.deals
+    if args.max_games is not None:  # a budget in matches: two per deal
+        if args.max_games < 2:
+            raise ValueError(f"--max-games: a deal is two matches, give at least 2 (got {args.max_games})")
+        deals = args.max_games // 2 if args.deals is None else min(deals, args.max_games // 2)
     arena = _arena(args.db, engine)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()] if args.opponents else None
-    with BatchBar(2 * args.deals, f"{args.game} compare") as bar:
+    with BatchBar(2 * deals, f"{args.game} compare") as bar:
         result = arena.run_in_own_loop(compare(
-            arena, args.a, args.b, args.game, args.deals, opponents=opponents, seed=args.seed, players=args.players,
+            arena, args.a, args.b, args.game, deals, opponents=opponents, seed=args.seed, players=args.players,
             settings=_settings(args), measure=args.measure, concurrency=args.concurrency, tag=args.tag,
             tracker=bar, stop=stop, prices=prices))
     out = result.to_dict()
@@ -725,6 +798,21 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="seat this agent wherever ROLE is dealt (repeatable), e.g. merlin=house:avalon-random")
     t.add_argument("--wide", action="store_true", help="every column of the game's leaderboard (default: the "
                    "compact board: matches, seats, rating with its 95%% interval, win %%, the game's headline metric)")
+    t.add_argument("--until-separated", nargs=2, metavar=("A", "B"), default=None,
+                   help="stop once a sequential sign test separates agents A and B (both among --seats), seated "
+                        "together in every deal, A and B swapped on the same deal; or at the budget, claiming no "
+                        "difference; see docs/methodology.md")
+    t.add_argument("--until-interval", type=float, default=None, metavar="HALF_WIDTH",
+                   help="stop once every agent's anytime-valid 95%% win-rate interval has at most this half-width")
+    t.add_argument("--max-games", type=int, default=None, metavar="N",
+                   help="with a target: the most matches it may play (default --games, else 100; whole deals "
+                        "only, never more than N)")
+    t.add_argument("--max-tokens", type=float, default=None, metavar="N",
+                   help="with a target: stop once its matches have used N tokens (checked after each look)")
+    t.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="with a target: stop once they have cost USD, priced by ARENA_PRICES")
+    t.add_argument("--look-every", type=int, default=10, metavar="N",
+                   help="with a target: look after every N deals (default 10)")
     add_engine_args(t)
     t.set_defaults(func=cmd_tournament)
 
@@ -733,8 +821,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     c.add_argument("a", metavar="A", help="agent spec, e.g. house:heuristic")
     c.add_argument("b", metavar="B", help="agent spec, e.g. house:random (may be A again)")
     c.add_argument("--game", default="spy", choices=games)
-    c.add_argument("--deals", type=int, default=100,
-                   help="deals, each played twice (default 100); with a stopping rule, the most it may play")
+    c.add_argument("--deals", type=int, default=None,
+                   help="deals, each played twice (default 100, or half --max-games); with a stopping rule, the "
+                        "most it may play")
+    c.add_argument("--max-games", type=int, default=None, metavar="N",
+                   help="the most matches it may play: N // 2 deals (with --deals, the smaller of the two)")
     c.add_argument("--until-separated", action="store_true",
                    help="stop as soon as an anytime-valid 95%% interval of A − B excludes 0 (or at --deals, "
                         "claiming no difference); see docs/methodology.md")

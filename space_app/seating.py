@@ -82,6 +82,7 @@ class SeatingCounts:
     by_seat: dict[str, Counter[str]] = field(default_factory=dict)
     block: int = 1  # matches per deal
     matches: int = 0
+    adaptive_blocks: int = 0  # a stopping tournament's deals, each a block of its own line-up
 
     def add(self, seats: Sequence[str], roles: Sequence[str]) -> None:
         self.matches += 1
@@ -102,6 +103,9 @@ class SeatingCounts:
 
     def note(self) -> str:
         """One line: the design and what it guarantees for this number of matches."""
+        if self.adaptive_blocks:
+            return (f"balanced seating: {self.matches} matches in {self.adaptive_blocks} blocks, each one deal and "
+                    "every rotation of its line-up: inside a block every agent of it sits in every seat equally often")
         head = f"balanced seating: {self.matches} matches in blocks of {self.block} (one deal, every rotation)"
         if self.exact:
             return head + "; whole blocks: equal counts by construction"
@@ -111,6 +115,7 @@ class SeatingCounts:
 
     def to_dict(self) -> dict[str, Any]:
         return {"block": self.block, "matches": self.matches, "exact": self.exact,
+                **({"adaptive_blocks": self.adaptive_blocks} if self.adaptive_blocks else {}),
                 "roles": list(self.roles), "seats": list(self.seat_names),
                 "by_role": {a: dict(c) for a, c in self.by_role.items()},
                 "by_seat": {a: dict(c) for a, c in self.by_seat.items()}}
