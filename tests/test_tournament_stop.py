@@ -156,3 +156,38 @@ def test_compare_takes_a_budget_in_matches(tmp_path):
     assert seq["budget_deals"] == 4 and seq["deals"] == 4  # nine matches pay for four deals of two
     assert seq["stopped"].startswith("budget spent: no difference claimed")
     assert len(matches_of(Arena(Store(db)), "compare:house:random-vs-house:random:0")) == 8
+
+
+def test_with_more_agents_than_seats_the_narrowest_interval_sits_out(tmp_path):
+    arena = arena_at(tmp_path / "t.db")
+    arena.catalogue.add("twin-c", OwnStreamRandom("twin-c", 2))
+    specs = ["house:heuristic", "house:random", "twin-a", "twin-b", "twin-c"]
+    result = arena.run_in_own_loop(stopping_tournament(arena, "spy", specs, TournamentRule(
+        120, half_width=0.01, every=3), players=4, tag="five"))
+    assert len(result.looks) >= 3
+    for k, look in enumerate(result.looks[:-1]):
+        after = result.blocks[3 * (k + 1):3 * (k + 2)]  # the batch placed after this look
+        narrowest = min(w.half_width for w in look.agents.values())
+        for block in after:
+            (lineup,) = block.lineups
+            (out,) = set(specs) - set(lineup)
+            assert look.agents[out].half_width == narrowest  # the widest four play
+    seat_counts = {a: sum(c.values()) for a, c in result.seating.by_seat.items()}
+    assert set(seat_counts) == set(specs) and sum(seat_counts.values()) == 4 * result.matches
+
+
+def test_a_token_budget_stops_a_tournament_after_the_look_that_spends_it(tmp_path):
+    from sdk import LLMAgent
+    from sdk.callers.scripted import scripted_caller
+
+    arena = Arena(Store(tmp_path / "t.db"))
+    for name in ("llm-a", "llm-b"):  # a model that reports its tokens (words)
+        arena.catalogue.add(name, LLMAgent(scripted_caller(["It is round and it is sweet. Final answer: P2"]),
+                                           name=name))
+    rule = TournamentRule(40, separate=("llm-a", "llm-b"), every=2, max_tokens=1)
+    result = arena.run_in_own_loop(stopping_tournament(arena, "spy", ["llm-a", "llm-b"], rule, tag="tok"))
+    assert result.matches == 4 and len(result.looks) == 1
+    assert result.spent is not None and result.spent["matches"] == 4
+    assert result.spent["tokens"] == sum(r["stats"]["tokens"] for r in arena.store.records("spy", tag="tok")) > 0
+    assert result.stopped.startswith("token budget spent") and "no difference claimed" in result.stopped
+    assert result.expected_deals == 2  # the pilot's spend says the budget pays for no more than it
