@@ -217,10 +217,10 @@ match_branches = Table(
 # who plays each running match (or agent call) now, renewed on a heartbeat: see space_app/leases.py
 match_leases = Table(
     "match_leases", metadata,
-    Column("key", Chars(40), primary_key=True),  # a match id, or an agent call's own key
+    Column("key", Chars(40), primary_key=True),  # a match id, or a slot's or duty's own key
     Column("replica", Chars(40), nullable=False, index=True),  # the process holding it
     Column("visitor", Chars(100), nullable=False, default="", server_default=""),
-    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: counts against the caps
+    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: a slot, 2: a batch call (leases.py)
     Column("expires_at", Float, nullable=False, index=True),
     Column("cancel_requested", Integer, nullable=False, default=0, server_default="0"),
 )
