@@ -14,7 +14,11 @@ So, across processes and machines, without host or PID checks:
   of the replica playing it sees the mark and stops the match there (`on_cancel`);
 - a replica that dies stops renewing: once its leases expire, whichever replica's heartbeat
   sees them first marks their matches aborted (`reap`);
-- a planned match is played once: a claim finds the other replica's live lease (`holder`).
+- a planned match is played once: a claim finds the other replica's live lease (`holder`);
+- a batch's played match keeps its lease until its command marks it ended: the worker that
+  played it renews it, and the command takes it over (`adopt`) as the outcome comes back.
+  So every running match that someone is playing or about to mark holds a live lease, and a
+  running match without one is nobody's (`Store.abort_running` marks it aborted).
 
 The heartbeat is a daemon thread, started by the first lease a process takes (an app, a CLI
 run, a batch worker: whoever plays matches renews them) and stopped with the store.
@@ -169,6 +173,15 @@ class Leases:
         if held is None:
             conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=(visitor or "")[:100],
                                                      capped=UNCAPPED, expires_at=self._expiry()))
+        self.start()
+
+    def adopt(self, conn: Any, key: str) -> None:
+        """Inside a transaction: `key`'s lease made this replica's (a batch's driver taking
+        over a match its worker played), kept as it was otherwise; a lost one is given again."""
+        row = conn.execute(select(self.table.c.visitor, self.table.c.capped).where(self.table.c.key == key)).first()
+        conn.execute(delete(self.table).where(self.table.c.key == key))
+        conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=row.visitor if row else "",
+                                                 capped=row.capped if row else UNCAPPED, expires_at=self._expiry()))
         self.start()
 
     def claim(self, key: str) -> bool:

@@ -22,7 +22,7 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 from pg_server import free_port
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from sdk import Agent, Observation, serve
 from space_app.admission import MatchSlots, Refused, match_slot
@@ -444,3 +444,44 @@ def test_a_dead_replicas_slot_frees_once_its_lease_expires(new_store):
     assert b.leases.count() == 0
     dead.close()
     b.close()
+
+
+# -- a batch's played matches keep their lease until their command marks them -------------------
+def test_a_played_batch_match_keeps_its_lease_and_its_command_takes_it_over(new_store):
+    """A worker plays a planned match and leaves it for its command to mark: the match keeps
+    the worker's lease (another machine's process: nobody judges whether it lives), the
+    command takes the lease over, and the worker closing changes nothing; once marked, the
+    match is finished and its lease gone. A running match without a lease is nobody's."""
+    target = new_store()
+    worker, command = Arena(Store(target)), Arena(Store(target))
+    plan = planned(MatchPlan("spy", ["house:heuristic", "house:random"] * 3, seed=4, settings=PAIR, tag="plan"),
+                   ("test", 0))
+    outcome = asyncio.run(worker.run(plan, end=False))
+    assert outcome.status == "finished"
+    with worker.store.engine.begin() as conn:  # as if played on another machine
+        conn.execute(update(matches).where(matches.c.id == plan.match_id).values(process="elsewhere:1:1"))
+        assert command.store.leases.holder(conn, plan.match_id) == "elsewhere"
+    opener = Store(target)
+    assert opener.aborted_on_open == [], "a played match waiting for its command is left to it"
+    assert command.store.adopt_match(plan.match_id)
+    worker.store.close()  # the worker goes: the match is the command's now
+    with command.store.engine.connect() as conn:
+        assert command.store.leases.holder(conn, plan.match_id) == "here"
+    later = Store(target)
+    assert later.aborted_on_open == []
+    later.close()
+    command.end_match(plan.match_id, outcome, if_running=True)
+    assert command.store.get_match(plan.match_id)["status"] == "finished"
+    assert not command.store.adopt_match(plan.match_id), "an ended match is nobody's to take over"
+    with command.store.engine.connect() as conn:
+        assert command.store.leases.holder(conn, plan.match_id) is None
+
+    # a running match with no lease (a store of an older version), named after a live
+    # process of this host (this one): aborted all the same
+    command.store.create_match("unleased0001", "spy", 1, SEAT_ROWS)
+    with command.store.engine.begin() as conn:
+        conn.execute(delete(match_leases).where(match_leases.c.key == "unleased0001"))
+    assert opener.abort_running() == ["unleased0001"]
+    assert command.store.claim_match("unleased0001", "spy", 1, SEAT_ROWS, tag="plan") == "created"
+    opener.close()
+    command.store.close()
