@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -50,7 +50,6 @@ from .head_to_head import head_to_head
 from .images import outside_images
 from .leaderboard import board
 from .loop_lag import LoopLag
-from .off_loop import off_loop
 from .refusal import Refusal
 from .registry import RegistrationError, register_agent
 from .runner import call_agent, new_match_id
@@ -188,7 +187,9 @@ class ArenaAPI:
         self.arena = Arena(self.store, AgentCatalogue(self.store, config.remote_timeout, egress=self.egress,
                                                       max_cached=config.agent_cache_size),
                            match_seconds=config.max_match_seconds, failing_after=config.failing_after)
-        self.slots = MatchSlots(config.max_matches_total, config.max_matches_per_visitor, refuse=ApiError)
+        # the caps, counted over every replica's leases on this database (space_app.admission)
+        self.slots = MatchSlots(self.store.leases, config.max_matches_total, config.max_matches_per_visitor,
+                                refuse=ApiError)
         self._live: dict[str, LiveMatch] = {}
         self._lock = threading.Lock()
         self.store.leases.on_cancel.append(self._cancel_here)
@@ -198,11 +199,12 @@ class ArenaAPI:
         catch_up(self.store)
 
     # -- admission control ------------------------------------------------------
-    def admit(self, visitor: str) -> AbstractContextManager[None]:
-        """One match (or one agent call) for `visitor`, now, or refused with the reason."""
-        return self.slots.now(visitor)
+    def admit(self, visitor: str, key: str | None = None) -> AbstractAsyncContextManager[None]:
+        """One match (or one agent call) for `visitor`, now, or refused with the reason; `key`:
+        the match's id (its lease's key)."""
+        return self.slots.now(visitor, key)
 
-    def admit_batch(self, visitor: str) -> AbstractContextManager[None]:
+    def admit_batch(self, visitor: str) -> AbstractAsyncContextManager[None]:
         """A call that plays several matches (a comparison, a study, a benchmark's questions):
         admitted now or refused, then each of its matches waits for a slot of `visitor`'s, so
         the visitor never has more matches running than their cap (see `space_app.admission`)."""
@@ -352,11 +354,8 @@ class ArenaAPI:
         # checking a seat by URL resolves its name: on a worker thread, never on the event loop
         plan = plan or await to_thread.run_sync(functools.partial(self.plan, request, owner=visitor,
                                                                   signed_in=signed_in))
-        with self.admit(visitor):
-            # the caps across every replica on this database: a lease counted in the database
-            await to_thread.run_sync(functools.partial(
-                self.store.leases.take, plan.match_id, visitor, total=self.config.max_matches_total,
-                per_visitor=self.config.max_matches_per_visitor, refuse=ApiError))
+        # the slot's lease is keyed by the match's id: a cancel asked on another replica finds it
+        async with self.admit(visitor, plan.match_id):
             task = asyncio.ensure_future(self.arena.run(plan, on_events=on_events, extra_agents=extra_agents))
             with self._lock:
                 self._live[plan.match_id] = LiveMatch(visitor, task, asyncio.get_running_loop())
@@ -371,8 +370,7 @@ class ArenaAPI:
             finally:
                 with self._lock:
                     self._live.pop(plan.match_id, None)
-                # ended matches dropped theirs already; one that never started must too
-                await asyncio.shield(off_loop(self.store.leases.release, plan.match_id))
+            # leaving `admit` gives the lease back (an ended match dropped it already)
         return {"match_id": outcome.match_id, "status": outcome.status, "result": outcome.result,
                 "error": outcome.error}
 
@@ -491,7 +489,7 @@ class ArenaAPI:
         # a registered agent is called with its owner's secret: trying it is the owner's
         self.check_owner(spec, visitor, "try", "it is called with its owner's secret: try a house agent, or "
                          "your own agent by URL (remote:<URL>)")
-        with self.admit(visitor):
+        async with self.admit(visitor):
             try:
                 seated = self.arena.catalogue.resolve(spec)
             except UnknownAgent as exc:
@@ -538,7 +536,7 @@ class ArenaAPI:
         except UnknownAgent as exc:
             raise ApiError(str(exc)) from exc
         seconds = min(60.0, self.config.max_turn_seconds)
-        with self.admit_batch(visitor):
+        async with self.admit_batch(visitor):
             await self._wake(agent, resolved)
             try:
                 scores = await asyncio.wait_for(
@@ -596,7 +594,7 @@ class ArenaAPI:
             if is_ad_hoc(agent):
                 await to_thread.run_sync(self._check_ad_hoc, agent, signed_in)
         # one slot of the visitor's per match: never more at once than their cap
-        with self.admit_batch(visitor):
+        async with self.admit_batch(visitor):
             try:
                 result = await asyncio.wait_for(
                     duplicate(self.arena, specs[0], specs[1], game, int(deals), opponents=others or None,
@@ -760,7 +758,7 @@ class ArenaAPI:
         """Run the study on the arena: admitted like a comparison, each of its matches takes
         one of the visitor's slots."""
         found = self._study(game, study)
-        with self.admit_batch(visitor):
+        async with self.admit_batch(visitor):
             return await found.run(self.arena, base=base, games=int(games), seed=int(seed))
 
     def report_sections(self, reports: dict[str, Any]) -> list[Any]:

@@ -14,7 +14,11 @@ or the same command run again after the driver died) is recognised by its id:
   is idempotent). So the standings of a plan are the same whichever engine ran it, in
   whatever order its matches ended, however often it was interrupted and resumed, and after
   a rebuild (`catch_up` replays matches in the order they were marked ended). A match played
-  to its end whose driver died before marking it is played again by the next run.
+  to its end whose driver died before marking it is played again by the next run;
+- until it is marked, a played match keeps its lease (`space_app.leases`): its worker
+  renews it, and the driver takes it over as the outcome comes back (`Store.adopt_match`),
+  so a worker that dies afterwards does not leave it to be aborted, and no process ever
+  judges whether another machine's process is alive.
 
 Ids of matches not played from a plan (a visitor's match, `match`) stay random.
 """
@@ -129,6 +133,15 @@ async def run_planned(arena: Arena, plans: Sequence[MatchPlan], *, engine: Engin
     pending_rates: list[asyncio.Task] = []
     await rate_in_order()
 
+    engine = engine or LocalEngine(concurrency)
+    # in process the driver played the match itself and holds its lease already
+    elsewhere = not isinstance(engine, LocalEngine)
+
+    async def take_over_and_rate(outcome: MatchOutcome) -> None:
+        if outcome.error != PLAYED_ELSEWHERE:  # another live process's lease stays its own
+            await off_loop(store.adopt_match, outcome.match_id)
+        await rate_in_order()
+
     def ended(done: Done) -> None:
         i = todo[done.index]
         outcome = done.value if done.ok else MatchOutcome(plans[i].match_id, "error", {}, error=done.error)
@@ -137,9 +150,9 @@ async def run_planned(arena: Arena, plans: Sequence[MatchPlan], *, engine: Engin
             progress(outcome)
         if tracker is not None:
             tracker.end(outcome.status == "finished")
-        pending_rates.append(asyncio.ensure_future(rate_in_order()))
+        rate = take_over_and_rate(outcome) if elsewhere and done.ok else rate_in_order()
+        pending_rates.append(asyncio.ensure_future(rate))
 
-    engine = engine or LocalEngine(concurrency)
     await engine.map(MatchJob(store.url, type(arena), arena.match_seconds, arena), [plans[i] for i in todo],
                      on_start=(lambda _: tracker.start()) if tracker is not None else None, on_end=ended)
     await asyncio.gather(*pending_rates)

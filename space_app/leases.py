@@ -7,12 +7,18 @@ So, across processes and machines, without host or PID checks:
 
 - the caps are counted in the database: admission (`take`) counts the unexpired leases that
   count against the caps inside one locked transaction, so two replicas cannot both take the
-  last slot;
+  last slot. Every match played for a visitor holds one (a single match, an agent call, each
+  match or question of a batch: `space_app.admission.MatchSlots` takes them), and so does each
+  batch call (`take_call`: a visitor has at most as many as match slots);
 - a match is cancelled from any replica: `request_cancel` marks its lease, and the heartbeat
   of the replica playing it sees the mark and stops the match there (`on_cancel`);
 - a replica that dies stops renewing: once its leases expire, whichever replica's heartbeat
   sees them first marks their matches aborted (`reap`);
-- a planned match is played once: a claim finds the other replica's live lease (`holder`).
+- a planned match is played once: a claim finds the other replica's live lease (`holder`);
+- a batch's played match keeps its lease until its command marks it ended: the worker that
+  played it renews it, and the command takes it over (`adopt`) as the outcome comes back.
+  So every running match that someone is playing or about to mark holds a live lease, and a
+  running match without one is nobody's (`Store.abort_running` marks it aborted).
 
 The heartbeat is a daemon thread, started by the first lease a process takes (an app, a CLI
 run, a batch worker: whoever plays matches renews them) and stopped with the store.
@@ -31,6 +37,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from sqlalchemy import delete, func, insert, select, update
+
+# what a lease counts against (`match_leases.capped`)
+UNCAPPED = 0  # a match's own lease (a batch's, a CLI run's) or a duty: nothing
+MATCH = 1  # a slot: ARENA_MAX_MATCHES and ARENA_MAX_MATCHES_PER_VISITOR
+CALL = 2  # a visitor's batch call (a comparison, a study, a benchmark): their batch calls
 
 
 class LeaseStore(Protocol):
@@ -91,6 +102,7 @@ class Leases:
         self.settings = settings or LeaseSettings.from_env()
         self.replica = uuid.uuid4().hex[:16]  # this process, for as long as its store is open
         self.on_cancel: list[Callable[[str], None]] = []  # called with each key someone asked to cancel
+        self.on_beat: list[Callable[[], None]] = []  # called after each heartbeat (slots freed elsewhere)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -107,19 +119,51 @@ class Leases:
         now = time.time()
         with self.store._write_lock, self.store.engine.begin() as conn:
             self.serialise(conn)
-            live = (self.table.c.capped == 1) & (self.table.c.expires_at >= now)
-            running = int(conn.execute(select(func.count()).where(live)).scalar_one())
+            running = self._live(conn, MATCH, now)
             if running >= total:
                 raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
                              "arena_full", total=running)
-            mine = int(conn.execute(select(func.count()).where(live, self.table.c.visitor == visitor)).scalar_one())
+            mine = self._live(conn, MATCH, now, visitor)
             if mine >= per_visitor:
                 raise refuse(f"You already have {mine} matches running (limit {per_visitor}); "
                              "wait for one to finish.", "your_matches", running=mine, limit=per_visitor)
-            conn.execute(delete(self.table).where(self.table.c.key == key, self.table.c.expires_at < now))
-            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=visitor[:100],
-                                                     capped=1, expires_at=self._expiry()))
+            self._insert(conn, key, visitor, MATCH, now)
         self.start()
+
+    def take_call(self, key: str, visitor: str, *, limit: int, total: int,
+                  refuse: Callable[..., Exception]) -> None:
+        """A lease for a visitor's batch call (its matches take slots of their own), or
+        `refuse`d: the visitor has `limit` batch calls live already, on any replica, or the
+        arena runs `total` matches."""
+        now = time.time()
+        with self.store._write_lock, self.store.engine.begin() as conn:
+            self.serialise(conn)
+            calls = self._live(conn, CALL, now, visitor)
+            if calls >= limit:
+                raise refuse(f"You already have {calls} comparisons, studies or benchmarks running "
+                             f"(limit {limit}); wait for one to finish.", "your_batches", running=calls, limit=limit)
+            running = self._live(conn, MATCH, now)
+            if running >= total:
+                raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
+                             "arena_full", total=running)
+            self._insert(conn, key, visitor, CALL, now)
+        self.start()
+
+    def _live(self, conn: Any, capped: int, now: float, visitor: str | None = None) -> int:
+        live = (self.table.c.capped == capped) & (self.table.c.expires_at >= now)
+        if visitor is not None:
+            live = live & (self.table.c.visitor == visitor[:100])
+        return int(conn.execute(select(func.count()).where(live)).scalar_one())
+
+    def _insert(self, conn: Any, key: str, visitor: str, capped: int, now: float) -> None:
+        conn.execute(delete(self.table).where(self.table.c.key == key, self.table.c.expires_at < now))
+        conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=visitor[:100],
+                                                 capped=capped, expires_at=self._expiry()))
+
+    def count(self, visitor: str | None = None) -> int:
+        """Matches running now against the caps, on every replica (`visitor`: theirs)."""
+        with self.store.engine.connect() as conn:
+            return self._live(conn, MATCH, time.time(), visitor)
 
     def hold(self, conn: Any, key: str, visitor: str) -> None:
         """Inside a match's creating transaction: its lease, unless admission took one."""
@@ -128,7 +172,16 @@ class Leases:
         held = conn.execute(select(self.table.c.replica).where(self.table.c.key == key)).first()
         if held is None:
             conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=(visitor or "")[:100],
-                                                     capped=0, expires_at=self._expiry()))
+                                                     capped=UNCAPPED, expires_at=self._expiry()))
+        self.start()
+
+    def adopt(self, conn: Any, key: str) -> None:
+        """Inside a transaction: `key`'s lease made this replica's (a batch's driver taking
+        over a match its worker played), kept as it was otherwise; a lost one is given again."""
+        row = conn.execute(select(self.table.c.visitor, self.table.c.capped).where(self.table.c.key == key)).first()
+        conn.execute(delete(self.table).where(self.table.c.key == key))
+        conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor=row.visitor if row else "",
+                                                 capped=row.capped if row else UNCAPPED, expires_at=self._expiry()))
         self.start()
 
     def claim(self, key: str) -> bool:
@@ -141,7 +194,7 @@ class Leases:
             row = conn.execute(select(self.table.c.replica).where(self.table.c.key == key)).first()
             if row is not None:
                 return row.replica == self.replica
-            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor="", capped=0,
+            conn.execute(insert(self.table).values(key=key, replica=self.replica, visitor="", capped=UNCAPPED,
                                                      expires_at=self._expiry()))
         self.start()
         return True
@@ -168,7 +221,7 @@ class Leases:
         counts against may."""
         with self.store._write_lock, self.store.engine.begin() as conn:
             row = conn.execute(select(self.table.c.visitor).where(
-                self.table.c.key == key, self.table.c.capped == 1,
+                self.table.c.key == key, self.table.c.capped == MATCH,
                 self.table.c.expires_at >= time.time())).first()
             if row is None:
                 return "none"
@@ -214,7 +267,8 @@ class Leases:
         return running
 
     def beat(self) -> None:
-        """One heartbeat: renew, pass on cancel requests, reap expired leases."""
+        """One heartbeat: renew, pass on cancel requests, reap expired leases, then tell the
+        `on_beat` listeners (slots waiting for one another replica freed try again)."""
         for key in self.renew():
             for listener in list(self.on_cancel):
                 try:
@@ -222,6 +276,11 @@ class Leases:
                 except Exception:  # noqa: BLE001 - a listener never stops the heartbeat
                     log.exception("cancel listener %r failed for %s", listener, key)
         self.reap()
+        for beat in list(self.on_beat):
+            try:
+                beat()
+            except Exception:  # noqa: BLE001 - the next beat tries again
+                log.exception("heartbeat listener %r failed", beat)
 
     def start(self) -> None:
         """Start the heartbeat (once). Held weakly: a store nobody uses any more is not kept."""
@@ -257,4 +316,4 @@ def _heartbeat(ref: weakref.ref[Leases], stop: threading.Event, every: float) ->
         del leases
 
 
-__all__ = ["ABORTED_LEASE", "LeaseSettings", "Leases"]
+__all__ = ["ABORTED_LEASE", "CALL", "MATCH", "UNCAPPED", "LeaseSettings", "Leases"]

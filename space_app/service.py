@@ -123,7 +123,7 @@ class Arena:
         if claimed == "finished":  # a retried planned match that did end: kept as it is
             stored = await off_loop(self.store.get_match, game.match_id, with_events=False)
             return MatchOutcome(game.match_id, "finished", (stored or {}).get("result") or {})
-        if claimed in ("running", "leased"):
+        if claimed == "leased":
             return MatchOutcome(game.match_id, "error", {}, error=PLAYED_ELSEWHERE)
 
         async def write(items: list[tuple[int, Event]]) -> None:
@@ -161,9 +161,9 @@ class Arena:
         if end:
             await off_loop(self._finish, game.match_id, outcome, seat_agents)
         else:
-            # played, left running for its batch to mark ended: no longer this process's to renew
+            # played, left running for its batch to mark ended: its lease stays (this process's
+            # heartbeat renews it, or the batch's driver takes it over) until it is marked
             await off_loop(self._note_calls, outcome, seat_agents)
-            await off_loop(self.store.leases.release, game.match_id)
         return outcome
 
     def _finish(self, match_id: str, outcome: MatchOutcome, seat_agents: dict[str, SeatAgent]) -> None:

@@ -217,10 +217,10 @@ match_branches = Table(
 # who plays each running match (or agent call) now, renewed on a heartbeat: see space_app/leases.py
 match_leases = Table(
     "match_leases", metadata,
-    Column("key", Chars(40), primary_key=True),  # a match id, or an agent call's own key
+    Column("key", Chars(40), primary_key=True),  # a match id, or a slot's or duty's own key
     Column("replica", Chars(40), nullable=False, index=True),  # the process holding it
     Column("visitor", Chars(100), nullable=False, default="", server_default=""),
-    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: counts against the caps
+    Column("capped", Integer, nullable=False, default=0, server_default="0"),  # 1: a slot, 2: a batch call (leases.py)
     Column("expires_at", Float, nullable=False, index=True),
     Column("cancel_requested", Integer, nullable=False, default=0, server_default="0"),
 )
@@ -464,11 +464,11 @@ class Store:
                     settings: dict | None = None, tag: str = "", owner: str = "", rules: str = "") -> str:
         """Create a planned match whose id may already be stored (a retried or re-run batch):
         'created' when it is to be played now (a half-written record, left 'running' by a
-        process that died, 'aborted' or 'error', is replaced in the same transaction);
-        'finished' when it was played to its end already (kept as it is); 'running' when a
-        live process is playing it now (left alone): 'leased' when that process holds an
-        unexpired lease on it (on whatever machine: it may finish it, or die and let the lease
-        lapse), 'running' for a match without a lease whose process of this host is alive."""
+        process that died, or without a lease, 'aborted' or 'error', is replaced in the same
+        transaction); 'finished' when it was played to its end already (kept as it is);
+        'leased' when a live process holds an unexpired lease on it (on whatever machine: it
+        is playing it, or it played it and its batch has yet to mark it; it may also die and
+        let the lease lapse), left alone."""
         with self._write_lock, self.engine.begin() as conn:
             _serialise_writes(conn)
             row = conn.execute(select(matches.c.status, matches.c.process)
@@ -479,13 +479,24 @@ class Store:
             if row is not None:
                 if row.status == "finished":
                     return "finished"
-                if row.status == "running" and lease is None and _process_alive(row.process):
-                    return "running"
                 for table in (events, seats, seat_records, judge_verdicts):
                     conn.execute(delete(table).where(table.c.match_id == match_id))
                 conn.execute(delete(matches).where(matches.c.id == match_id))
             _insert_match(conn, self.leases, match_id, game, seed, seat_rows, settings, tag, owner, rules)
         return "created"
+
+    def adopt_match(self, match_id: str) -> bool:
+        """Take over a played match's lease from the worker that played it (another process, on
+        whatever machine): the batch marks it ended later, and this process renews it until
+        then, whatever becomes of the worker. Whether it was still running."""
+        with self._write_lock, self.engine.begin() as conn:
+            _serialise_writes(conn)
+            taken = conn.execute(update(matches).where(matches.c.id == match_id, matches.c.status == "running")
+                                 .values(process=this_process()))
+            if not taken.rowcount:
+                return False
+            self.leases.adopt(conn, match_id)
+        return True
 
     def match_states(self, match_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """(status, rated order) of those of `match_ids` that are stored."""
@@ -523,17 +534,21 @@ class Store:
         """Matches left 'running' by a process that died are marked 'aborted': those whose
         lease expired (any machine's: `leases.reap`); those of a process of this host that
         ended (it cannot renew: no need to wait for its leases to expire); and those without a
-        lease (a batch's played matches waiting for their command, a store of an older
-        version) whose process is not alive on this host. A match with a live lease held by
-        another machine's process, or a live one of this host, is left."""
+        lease (a store of an older version, a process that gave its leases up as it closed):
+        every match someone plays, or played and has yet to mark ended, holds one. A match
+        with a live lease held by another machine's process, or a live one of this host, is
+        left; no process id of another machine is ever judged."""
         ids = self.leases.reap()
         with self._write_lock, self.engine.begin() as conn:
-            leased = set(conn.execute(select(match_leases.c.key)).scalars())
+            _serialise_writes(conn)
+            # the matches first, then the leases: a match is created with its lease, in one
+            # transaction, so one seen running has its lease in the later read unless it ended
+            # meanwhile (which the update's own condition leaves alone)
             rows = conn.execute(select(matches.c.id, matches.c.process).where(matches.c.status == "running")).all()
-            dead = [match_id for match_id, process in rows
-                    if (_dead_here(process) if match_id in leased else not _process_alive(process))]
+            leased = set(conn.execute(select(match_leases.c.key)).scalars())
+            dead = [match_id for match_id, process in rows if match_id not in leased or _dead_here(process)]
             if dead:
-                conn.execute(update(matches).where(matches.c.id.in_(dead)).values(
+                conn.execute(update(matches).where(matches.c.id.in_(dead), matches.c.status == "running").values(
                     status="aborted", error="the process stopped before the match ended",
                     finished_at=time.time()))
                 conn.execute(delete(match_leases).where(match_leases.c.key.in_(dead)))

@@ -106,12 +106,15 @@ def test_a_client_token_signs_in_through_whoami():
 def test_the_arena_wide_match_cap_refuses_with_a_clear_message(tmp_path):
     api = ArenaAPI(ArenaConfig(db=str(tmp_path / "c.db"), demo_matches=0, max_matches_total=1,
                                max_matches_per_visitor=1))
-    with api.admit("first visitor"):
-        with pytest.raises(ApiError, match="its limit"):
-            with api.admit("second visitor"):
-                pass
-    with api.admit("second visitor"):  # the slot is free again
-        pass
+    async def one_then_another() -> None:
+        async with api.admit("first visitor"):
+            with pytest.raises(ApiError, match="its limit"):
+                async with api.admit("second visitor"):
+                    pass
+        async with api.admit("second visitor"):  # the slot is free again
+            pass
+
+    api.arena.run_in_own_loop(one_then_another())
 
     async def two_at_once() -> list[Any]:
         slow = {"game": "spy", "seats": ["house:random"] * 6, "seed": 1}

@@ -5,7 +5,9 @@ English page and every other client the refusal's own message."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from space_app.admission import MatchSlots
 from space_app.api import ApiError, ArenaAPI
 from space_app.config import ArenaConfig
 from space_app.refusal import Refusal
+from space_app.store import Store
 from space_app.ui import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,13 +55,24 @@ def test_seating_refusals_read_in_chinese_on_a_chinese_page(api):
                 assert value in chinese, (key, value, chinese)
 
 
-def test_a_full_arena_and_a_visitors_own_cap_are_said_in_chinese():
-    slots = MatchSlots(total=2, per_visitor=1, refuse=ApiError)
-    with slots.now("ann"):
-        mine = refused(lambda: slots.now("ann").__enter__())
-        with slots.now("bob"):
-            full = refused(lambda: slots.now("cy").__enter__())
-            batch = refused(lambda: slots.batch("cy").__enter__())
+def test_a_full_arena_and_a_visitors_own_cap_are_said_in_chinese(tmp_path):
+    store = Store(tmp_path / "slots.db")
+    slots = MatchSlots(store.leases, total=2, per_visitor=1, refuse=ApiError)
+
+    async def entered(slot: AbstractAsyncContextManager[None]) -> ApiError:
+        with pytest.raises(ApiError) as caught:
+            async with slot:
+                pass
+        return caught.value
+
+    async def refusals() -> tuple[ApiError, ApiError, ApiError]:
+        async with slots.now("ann"):
+            mine = await entered(slots.now("ann"))
+            async with slots.now("bob"):
+                return mine, await entered(slots.now("cy")), await entered(slots.batch("cy"))
+
+    mine, full, batch = asyncio.run(refusals())
+    store.close()
     assert (mine.key, full.key, batch.key) == ("your_matches", "arena_full", "arena_full")
     assert i18n.refusal("zh", mine) == "你已有 1 场对局在进行（上限 1）；请等其中一场结束。"
     assert i18n.refusal("zh", full) == "竞技场正在进行 2 场对局，已达上限；请一分钟后再试。"

@@ -1,7 +1,9 @@
 """Several arena replicas on one database act as one arena: two real `python app.py` processes
 on a real PostgreSQL server, driven through gradio_client; and, on every backend, the leases
 that make it so (space_app/leases.py): a planned match claimed by two replicas at once runs
-once, another machine's live match is left alone and a dead replica's is aborted."""
+once, another machine's live match is left alone and a dead replica's is aborted, and the
+caps (space_app/admission.py) hold across replicas for single matches, agent calls and
+batches' matches, a dead replica's slot freed once its lease expires."""
 
 from __future__ import annotations
 
@@ -20,19 +22,21 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 from pg_server import free_port
-from sqlalchemy import update
+from sqlalchemy import delete, func, select, update
 
 from sdk import Agent, Observation, serve
+from space_app.admission import MatchSlots, Refused, match_slot
 from space_app.batch import planned
-from space_app.leases import ABORTED_LEASE, Leases, LeaseSettings
+from space_app.leases import ABORTED_LEASE, CALL, Leases, LeaseSettings
 from space_app.match_plan import MatchPlan
 from space_app.service import Arena
-from space_app.store import Store, matches
+from space_app.store import Store, make_engine, match_leases, matches
 
 REPO = Path(__file__).resolve().parents[1]
 PAIR = {"pair": {"civilian": "marmalade", "spy": "chutney"}}
 SEATS = ["someone/gate", "house:heuristic", "house:random", "house:heuristic", "house:random", "house:heuristic"]
 JOB_TIMEOUT = 120
+VOTE = {"game": "spy", "verb": "vote", "you": "P1", "options": ["P2", "P3"]}
 
 
 class Gate(Agent):
@@ -76,6 +80,7 @@ class Replica:
     """One `python app.py` on the shared database, on its own loopback port."""
 
     def __init__(self, name: str, db: str, log_dir: Path) -> None:
+        self.db = db
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "ARENA_DB": db, "ARENA_DEMO_MATCHES": "0", "GRADIO_SERVER_NAME": "127.0.0.1",
@@ -159,8 +164,12 @@ def test_two_replicas_on_one_database_are_one_arena(replicas):
     assert seen["status"] == "running" and seen["seed"] is None
     assert all(e["visible_to"] is None for e in seen["events"])
 
-    # the caps hold across both: one match per visitor, two in the whole arena
+    # the caps hold across both: one match per visitor, two in the whole arena; for X an agent
+    # call on B is refused too, and X's comparison on B is admitted but its matches wait
     assert "You already have 1 matches running" in refusal(x_on_b, "/run_match", "spy", SEATS, 2, PAIR)
+    assert "You already have 1 matches running" in refusal(x_on_b, "/try_agent", "house:heuristic", VOTE)
+    x_compares = x_on_b.submit("house:heuristic", "house:random", "spy", 1, api_name="/compare")
+    wait_for(lambda: leases_counting(a.db, CALL) == 1, "B to admit X's comparison")
     y_on_b = start(b.client("198.51.100.2"), seed=3)
     assert gate.held.acquire(timeout=60)
     assert "its limit" in refusal(a.client("198.51.100.3"), "/run_match", "spy", SEATS, 4, PAIR)
@@ -172,6 +181,13 @@ def test_two_replicas_on_one_database_are_one_arena(replicas):
     assert outcome["match_id"] == match_id and outcome["status"] == "aborted" and "cancelled" in outcome["error"]
     record = call(x_on_b, "/get_match", match_id, "")
     assert record["status"] == "aborted" and record["events"], "what was played stays recorded"
+    # X's slot on A is free: B's heartbeat hands it to the comparison's matches, one at a time
+    compared = x_compares.result(timeout=JOB_TIMEOUT)
+    played = [call(x_on_b, "/get_match", deal[side], "") for deal in compared["per_deal"]
+              for side in ("match_a", "match_b")]
+    assert len(played) == 2 and all(m["status"] == "finished" for m in played)
+    assert min(m["created_at"] for m in played) >= record["finished_at"], "they waited for X's match on A"
+    assert leases_counting(a.db, CALL) == 0
 
     # a slot is free again: a match on A, then A dies mid-match; B aborts it once its lease expires
     start(a.client("198.51.100.4"), seed=5)
@@ -194,6 +210,17 @@ def test_two_replicas_on_one_database_are_one_arena(replicas):
     gate.open.set()
     assert y_on_b.result(timeout=JOB_TIMEOUT)["status"] == "finished"
     assert z_on_b.result(timeout=JOB_TIMEOUT)["status"] == "finished"
+
+
+def leases_counting(db: str, capped: int) -> int:
+    """Live leases of one kind in the shared database (`space_app.leases`)."""
+    engine = make_engine(db)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(select(func.count()).where(match_leases.c.capped == capped,
+                                                           match_leases.c.expires_at >= time.time())).scalar_one()
+    finally:
+        engine.dispose()
 
 
 def y_on_b_id(orphan: list[str], dead: list[dict[str, Any]]) -> str:
@@ -319,3 +346,142 @@ def test_one_planned_match_started_by_two_replicas_at_once_is_played_once(new_st
     assert record["status"] == "finished" and [e["seq"] for e in record["events"]] == sorted(max(played, key=len))
     for a in arenas:
         a.store.close()
+
+
+# -- the caps across replicas, for every kind of match, on every backend ------------------------
+def replica_slots(target: str, lease_seconds: float = 30) -> tuple[Store, MatchSlots]:
+    """A replica's slots on the shared store: two matches in the arena, one per visitor."""
+    store = Store(target)
+    store.leases.settings = LeaseSettings(seconds=lease_seconds, heartbeat=min(0.2, lease_seconds / 4))
+    return store, MatchSlots(store.leases, total=2, per_visitor=1)
+
+
+async def refused_by(slot: Any) -> str:
+    with pytest.raises(Refused) as caught:
+        async with slot:
+            pass
+    return caught.value.key
+
+
+async def until(condition: Callable[[], Any], what: str) -> None:
+    for _ in range(600):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def test_a_visitor_at_their_cap_on_one_replica_waits_or_is_refused_on_another(new_store):
+    """Visitor 1 plays a match on A: on B their agent call is refused and their batch's match
+    waits (B's heartbeat sees nothing free) until A's match ends; then B hands it the slot."""
+    target = new_store()
+    (a, on_a), (b, on_b) = replica_slots(target), replica_slots(target)
+    played: list[str] = []
+
+    async def scenario() -> None:
+        match_on_a = asyncio.Event()
+        async with on_a.now("ip:1", key="matchona001"):
+            assert await refused_by(on_b.now("ip:1")) == "your_matches", "an agent call on B"
+            assert on_b.running("ip:1") == 1 and on_a.running() == 1
+
+            async def batch_on_b() -> None:
+                async with on_b.batch("ip:1"):
+                    async with match_slot():
+                        played.append("batch match on B")
+                        assert match_on_a.is_set(), "it started only once A's match had ended"
+
+            batch = asyncio.create_task(batch_on_b())
+            await until(lambda: on_b.waiting() == 1, "the batch's match to wait on B")
+            await asyncio.to_thread(b.leases.beat)  # B's heartbeat: nothing free yet
+            assert on_b.waiting() == 1 and not played
+            # the slot B's waiter would take is free for another visitor (one per visitor)
+            async with on_b.now("ip:2"):
+                assert await refused_by(on_a.now("ip:3")) == "arena_full", "the global cap, across both"
+                assert await refused_by(on_a.batch("ip:3")) == "arena_full"
+            match_on_a.set()
+        await asyncio.wait_for(batch, 60)  # B's heartbeat hands it the slot A gave back
+        assert played == ["batch match on B"] and on_b.waiting() == 0 and on_a.running() == 0
+
+    asyncio.run(scenario())
+    a.close()
+    b.close()
+
+
+def test_a_visitors_batch_calls_are_counted_across_replicas(new_store):
+    target = new_store()
+    (a, on_a), (b, on_b) = replica_slots(target), replica_slots(target)
+
+    async def scenario() -> None:
+        async with on_a.batch("ip:1"):
+            assert await refused_by(on_b.batch("ip:1")) == "your_batches"
+            async with on_b.batch("ip:2"):
+                pass
+        async with on_b.batch("ip:1"):  # A's call ended: its lease with it
+            pass
+
+    asyncio.run(scenario())
+    a.close()
+    b.close()
+
+
+def test_a_dead_replicas_slot_frees_once_its_lease_expires(new_store):
+    """A takes the visitor's slot and dies (stops renewing); B's batch match waits for it and
+    gets it once the lease has expired."""
+    target = new_store()
+    (dead, _), (b, on_b) = replica_slots(target, lease_seconds=2), replica_slots(target)
+    dead.leases.stop()  # it never renews what it takes, as a replica that died would not
+    dead.leases.take("deadmatch001", "ip:1", total=2, per_visitor=1, refuse=Refused)
+    with b.engine.connect() as conn:
+        expires = conn.execute(select(match_leases.c.expires_at)
+                               .where(match_leases.c.key == "deadmatch001")).scalar_one()
+
+    async def scenario() -> float:
+        async with on_b.batch("ip:1"):
+            async with match_slot():
+                return time.time()
+
+    assert asyncio.run(scenario()) > expires, "the slot was taken only once the dead replica's lease expired"
+    assert b.leases.count() == 0
+    dead.close()
+    b.close()
+
+
+# -- a batch's played matches keep their lease until their command marks them -------------------
+def test_a_played_batch_match_keeps_its_lease_and_its_command_takes_it_over(new_store):
+    """A worker plays a planned match and leaves it for its command to mark: the match keeps
+    the worker's lease (another machine's process: nobody judges whether it lives), the
+    command takes the lease over, and the worker closing changes nothing; once marked, the
+    match is finished and its lease gone. A running match without a lease is nobody's."""
+    target = new_store()
+    worker, command = Arena(Store(target)), Arena(Store(target))
+    plan = planned(MatchPlan("spy", ["house:heuristic", "house:random"] * 3, seed=4, settings=PAIR, tag="plan"),
+                   ("test", 0))
+    outcome = asyncio.run(worker.run(plan, end=False))
+    assert outcome.status == "finished"
+    with worker.store.engine.begin() as conn:  # as if played on another machine
+        conn.execute(update(matches).where(matches.c.id == plan.match_id).values(process="elsewhere:1:1"))
+        assert command.store.leases.holder(conn, plan.match_id) == "elsewhere"
+    opener = Store(target)
+    assert opener.aborted_on_open == [], "a played match waiting for its command is left to it"
+    assert command.store.adopt_match(plan.match_id)
+    worker.store.close()  # the worker goes: the match is the command's now
+    with command.store.engine.connect() as conn:
+        assert command.store.leases.holder(conn, plan.match_id) == "here"
+    later = Store(target)
+    assert later.aborted_on_open == []
+    later.close()
+    command.end_match(plan.match_id, outcome, if_running=True)
+    assert command.store.get_match(plan.match_id)["status"] == "finished"
+    assert not command.store.adopt_match(plan.match_id), "an ended match is nobody's to take over"
+    with command.store.engine.connect() as conn:
+        assert command.store.leases.holder(conn, plan.match_id) is None
+
+    # a running match with no lease (a store of an older version), named after a live
+    # process of this host (this one): aborted all the same
+    command.store.create_match("unleased0001", "spy", 1, SEAT_ROWS)
+    with command.store.engine.begin() as conn:
+        conn.execute(delete(match_leases).where(match_leases.c.key == "unleased0001"))
+    assert opener.abort_running() == ["unleased0001"]
+    assert command.store.claim_match("unleased0001", "spy", 1, SEAT_ROWS, tag="plan") == "created"
+    opener.close()
+    command.store.close()

@@ -354,10 +354,11 @@ def test_a_visitor_has_no_more_comparisons_under_way_than_match_slots(tmp_path):
     api.store.close()
 
 
-def test_slots_are_handed_per_match_across_visitors_in_order():
+def test_slots_are_handed_per_match_across_visitors_in_order(tmp_path):
     """The slots themselves: one visitor's batch runs at most their cap at once; the arena at
     most its total; a visitor at their cap holds nobody else up."""
-    slots = MatchSlots(total=3, per_visitor=2)
+    store = Store(tmp_path / "slots.db")
+    slots = MatchSlots(store.leases, total=3, per_visitor=2)
     inside: dict[str, int] = {"a": 0, "b": 0}
     most: dict[str, int] = {"a": 0, "b": 0, "all": 0}
 
@@ -370,17 +371,24 @@ def test_slots_are_handed_per_match_across_visitors_in_order():
             inside[visitor] -= 1
 
     async def batch(visitor: str, n: int) -> None:
-        with slots.batch(visitor):
+        async with slots.batch(visitor):
             await asyncio.gather(*(match(visitor) for _ in range(n)))
 
     async def everything() -> None:
         await asyncio.gather(batch("a", 12), batch("b", 12))
 
+    async def a_third() -> None:
+        async with slots.now("a"), slots.now("a"):
+            assert slots.running("a") == 2
+            with pytest.raises(Exception, match="already have 2 matches running"):
+                async with slots.now("a"):
+                    pass
+
     asyncio.run(everything())
-    assert most == {"a": 2, "b": 2, "all": 3} and slots.running() == 0
-    with slots.now("a"), slots.now("a"), pytest.raises(Exception, match="already have 2 matches running"):
-        with slots.now("a"):
-            pass
+    assert most == {"a": 2, "b": 2, "all": 3} and slots.running() == 0 and slots.waiting() == 0
+    asyncio.run(a_third())
+    assert slots.running() == 0
+    store.close()
 
 
 # -- numbers that are not numbers ---------------------------------------------------------------

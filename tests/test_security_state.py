@@ -15,13 +15,13 @@ from pathlib import Path
 import httpx
 import pytest
 from hostile_servers import ESCAPES, http_server
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from sdk import RemoteAgent
 from space_app.agents.catalogue import PLAIN_URL_WAKE_SECONDS, AgentCatalogue
 from space_app.core import get_game
 from space_app.safe_text import clean_name, markdown_text, terminal_text
-from space_app.store import Store, matches, this_process
+from space_app.store import Store, match_leases, matches, this_process
 from space_app.ui.replay import result_markdown, transcript_html
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,7 +51,8 @@ def test_a_plain_url_fails_fast_where_a_space_may_be_waking():
 
 # -- which process owns a running match ---------------------------------------------------------
 def test_a_restart_with_the_same_host_and_pid_is_another_process(tmp_path):
-    """A container restarted with the same hostname and PID: its old matches are not 'ours'."""
+    """A container restarted with the same hostname and PID: its old matches are not 'ours'.
+    A match without a lease is nobody's, whatever process it names (an older version's)."""
     db = tmp_path / "p.db"
     store = Store(db)
     seats = [{"seat": "P1", "agent_id": "a", "agent_name": "a"}]
@@ -64,10 +65,12 @@ def test_a_restart_with_the_same_host_and_pid_is_another_process(tmp_path):
         conn.execute(update(matches).where(matches.c.id == "before-restart")
                      .values(process=f"{host}:{pid}:an-earlier-start"))
         conn.execute(update(matches).where(matches.c.id == "old-format").values(process=f"{host}:{pid}"))
-    store.close()
-    again = Store(db)
+        conn.execute(delete(match_leases).where(match_leases.c.key == "old-format"))  # as stored before leases
+    again = Store(db)  # while `store` plays "ours" and renews its lease
     assert sorted(again.aborted_on_open) == ["before-restart", "old-format"]
     assert again.get_match("ours")["status"] == "running"
+    store.close()
+    again.close()
 
 
 # -- secrets belong to one URL -------------------------------------------------------------------
