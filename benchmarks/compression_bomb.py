@@ -22,10 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from hostile_servers import gzip_bomb, http_server, peak_rss_growth  # noqa: E402
-from space_app.agents.wis import WiSAgent  # noqa: E402
 
 from sdk import RemoteAgent  # noqa: E402
 from space_app.core import get_game  # noqa: E402
+from space_app.core.events import Call  # noqa: E402
+from space_app.games.spy.wis import WiSAgent  # noqa: E402
 from space_app.runner import SeatAgent, play  # noqa: E402
 
 MB = 2**20
@@ -37,7 +38,7 @@ def one_match(url: str, seed: int) -> tuple[float, float, str]:
                              else WiSAgent(url + "bomb", timeout=60), f"bomb{i}")
              for i, seat in enumerate(game.seats)}
     outcome, grown = peak_rss_growth(lambda: asyncio.run(play(game, seats)))
-    details = {e.data.get("detail", "")[:60] for e in outcome.events if e.kind == "call"}
+    details = {e.detail[:60] for e in outcome.events if isinstance(e, Call)}
     return grown, psutil.Process().memory_info().rss / MB, "; ".join(sorted(details))[:120]
 
 

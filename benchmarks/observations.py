@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from pydantic import BaseModel  # noqa: E402
 
 from sdk.observation import HistoryItem, Observation, PrivateInfo  # noqa: E402
+from space_app.core.events import Event, Private  # noqa: E402
 from space_app.core.game import Game, Outcome, Request  # noqa: E402
 
 SEATS = [f"P{i}" for i in range(1, 7)]
@@ -35,15 +36,21 @@ class TalkSettings(BaseModel):
     players: int = 6
 
 
+class Said(Event):
+    """One public statement: agents see it in their history."""
+
+    kind: Literal["statement"] = "statement"
+    in_history: ClassVar[bool] = True
+
+
 class Talk(Game):
     id: ClassVar[str] = "talk"
     title: ClassVar[str] = "Synthetic talk"
-    history_kinds: ClassVar[frozenset[str]] = frozenset({"statement"})
 
     def __init__(self, n: int) -> None:
         super().__init__(SEATS, 0, TalkSettings())
         for seat in SEATS:
-            self.emit("private", f"{seat}'s secret", actor=seat, visible_to=(seat,), facts={"secret": seat})
+            self.emit(Private(actor=seat, text=f"{seat}'s secret", visible_to=(seat,), facts={"secret": seat}))
         self.n = n
 
     @property
@@ -65,11 +72,11 @@ class Talk(Game):
         texts: list[str] = []
         history = []
         for e in self.visible_events(seat):
-            if e.kind == "private" and e.visible_to == (seat,):
-                facts.update(e.data.get("facts", {}))
+            if isinstance(e, Private) and e.visible_to == (seat,):
+                facts.update(e.facts)
                 texts.append(e.text)
-            elif e.kind in self.history_kinds:
-                history.append(HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round))
+            elif e.in_history:
+                history.append(HistoryItem(who=e.actor, kind=e.kind, text=e.text, round=e.round, data=e.payload()))
         return Observation(game=self.id, verb="speak", you=seat, private=PrivateInfo(facts=facts, text=" ".join(texts)),
                            history=history)
 
@@ -84,7 +91,7 @@ def build_all(n: int, rescan: bool) -> float:
             game.rescan_observe(seat)
         else:
             game.observe(seat, "speak", phase="talk", instruction="Say something.")
-        game.emit("statement", f"statement number {step} from {seat}", actor=seat, round=step // 6 + 1)
+        game.emit(Said(actor=seat, text=f"statement number {step} from {seat}", round=step // 6 + 1))
         step += 1
     return time.perf_counter() - started
 

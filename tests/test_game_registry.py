@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,22 @@ def test_every_game_folder_is_registered_under_its_name():
     assert folders == set(GAMES)
     for game_id, spec in GAMES.items():
         assert spec.id == game_id and get_game(game_id) is spec
+
+
+def test_the_game_added_as_a_folder_is_named_nowhere_generic():
+    """Werewolf came after the kernel, as a folder: the arena's and the SDK's own files name it
+    only in the catalogue's import line (and in `cli_index.json`, which is generated from the
+    specs), so nothing generic learnt a fourth game."""
+    root = PACKAGE.parent
+    generated = {PACKAGE / "cli_index.json"}
+    naming = sorted(str(path.relative_to(root)) for top in (PACKAGE, root / "sdk") for path in top.rglob("*")
+                    if path.is_file() and path.suffix in (".py", ".md", ".txt", ".json", ".csv")
+                    and not path.is_relative_to(GAMES_DIR / "werewolf") and path not in generated
+                    and re.search(r"werewol(f|ves)", path.read_text(encoding="utf-8"), re.IGNORECASE))
+    assert naming == ["space_app/games/__init__.py"]
+    lines = [line for line in (GAMES_DIR / "__init__.py").read_text(encoding="utf-8").splitlines()
+             if "werewolf" in line]
+    assert lines == ["from . import avalon, mystery, spy, werewolf  # noqa: F401 - each registers itself"]
 
 
 def test_an_unknown_game_is_a_clear_error():

@@ -32,6 +32,8 @@ from space_app.verify import verify_match
 REPO = Path(__file__).resolve().parents[1]
 # written by the arena as it was before versioned migrations (see tests/fixtures/stores/README.md)
 BEFORE_MIGRATIONS = REPO / "tests" / "fixtures" / "stores" / "before-migrations.db"
+# Avalon, murder-mystery and Chinese spy matches written by the same commit, before the kernel
+BEFORE_KERNEL = REPO / "tests" / "fixtures" / "stores" / "before-kernel.db"
 
 
 def revisions(url: str) -> tuple[str, ...]:
@@ -134,6 +136,34 @@ def test_a_store_written_before_migrations_upgrades_in_place(tmp_path):
     assert {verify_match(m).verdict for m in store.iter_matches(None, status="finished")} == {"identical"}
     # and it takes new records
     store.create_match("after-upgrade", "spy", 1, [{"seat": "P1", "agent_id": "house:random"}])
+    store.close()
+
+
+def test_a_store_written_before_the_kernel_rescores_and_verifies_unchanged(tmp_path, capsys):
+    """Matches stored before events became models read back through the games' models: every
+    record derived again from the events agrees with the stored one, the standings rebuilt from
+    them are the stored ones, and every match replays identical."""
+    db = tmp_path / "kernel.db"
+    shutil.copy(BEFORE_KERNEL, db)
+    games = {"avalon": 2, "mystery": 2, "spy": 2}
+    store = Store(db)
+    boards = {game: board(store, game) for game in games}
+    store.close()
+    assert all(boards.values())
+
+    assert cli_main(["--db", str(db), "rescore"]) == 0
+    out = capsys.readouterr().out
+    for game, n in games.items():
+        assert (f"{game}: {n} finished matches rescored from their events: {n} agree with the stored records, "
+                "0 differed (replaced), 0 had none\n") in out
+    assert cli_main(["--db", str(db), "verify", "--all"]) == 0
+    assert "6 matches: 6 identical;" in capsys.readouterr().out
+    store = Store(db)
+    for game, before in boards.items():
+        after = board(store, game)
+        assert [r["agent"] for r in after] == [r["agent"] for r in before]
+        for x, y in zip(after, before, strict=True):
+            assert x == pytest.approx(y, abs=1e-9), (game, x["agent"])
     store.close()
 
 

@@ -553,6 +553,23 @@ def test_statements_are_cut_to_the_limit_and_empty_ones_are_silences():
     assert [e.actor for e in of(game, Silence)] == [game.seats[0]]
 
 
+def test_every_request_carries_the_settings_turn_limits():
+    """`seconds` and `max_chars` reach every request (the runner waits that long, agents cut to it),
+    at night and by day; the defaults are 30 s and 400 characters."""
+    seen: list[Observation] = []
+
+    def reply(game, seat, obs):
+        seen.append(obs)
+        return first(game, seat, obs)
+
+    play(reply, seconds=12.5, max_chars=80, steps=12)
+    phases = {obs.phase for obs in seen}
+    assert {"introduction", "night", "discuss"} <= phases
+    assert {(obs.limits.seconds, obs.limits.max_chars) for obs in seen} == {(12.5, 80)}
+    default = SPEC.make(7, 0).pending()[0].observation.limits
+    assert (default.seconds, default.max_chars) == (30.0, 400)
+
+
 # -- language, visibility, metrics, panels -----------------------------------------------------
 def test_chinese_rules_and_lines():
     game = play(first, language="zh", steps=8)
