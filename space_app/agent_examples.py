@@ -29,26 +29,9 @@ from .generated_docs import refresh
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "build-an-agent.md"
 SEED = 1
-# the house agents that play each game while its requests are collected (any other game: its first)
-DRIVERS = {"spy": "house:heuristic", "avalon": "house:avalon-rules", "mystery": "house:mystery-naive"}
-ORDER = ("spy", "avalon", "mystery")  # the doc's order; other games follow, then the suites' own
 MAX_STEPS = 2000  # a game that never ends must not hang the generator
 KEEP_LINES = 14  # of a long message, this many lines from its start and from its end are shown
 MAX_LINE = 600
-
-# what a phase asks for, in words (an unknown phase is named by its id)
-PHASE_TITLES = {
-    ("spy", "describe"): "describe your word", ("spy", "vote"): "vote out the spy",
-    ("avalon", "propose"): "leader picks a team", ("avalon", "discuss"): "discussion",
-    ("avalon", "revise"): "leader confirms or changes the team",
-    ("avalon", "team_vote"): "approve or reject the team", ("avalon", "quest"): "quest card",
-    ("avalon", "conference"): "evil players talk", ("avalon", "assassinate"): "assassination",
-    ("avalon", "deduce"): "end-of-game quiz",
-    ("mystery", "introduction"): "introduce your character", ("mystery", "share"): "share clues",
-    ("mystery", "choose"): "whom to question", ("mystery", "ask"): "ask a question",
-    ("mystery", "answer"): "answer a question put to you", ("mystery", "reasoning"): "final reasoning",
-    ("mystery", "vote"): "vote for the murderer",
-}
 
 
 @dataclass(frozen=True)
@@ -78,15 +61,17 @@ def example_reply(obs: Observation) -> str:
 
 
 def _title(game: str, verb: str, phase: str) -> str:
-    title = GAMES[game].title if game in GAMES else game
-    what = PHASE_TITLES.get((game, phase), phase or verb)
+    spec = GAMES.get(game)
+    title = spec.title if spec else game
+    what = (spec.presentation.phase_titles.get(phase) if spec else None) or phase or verb
     return f"{title} · {verb} · {what}"
 
 
 def game_examples(game: str, seed: int = SEED) -> list[Example]:
     """The first request of each (verb, phase) in one match of `game` played by its house agents."""
     spec = get_game(game)
-    driver = DRIVERS.get(game) or next(iter(spec.house.agents))
+    # the game's demo line-up leads with its strongest house agent, which reaches every phase
+    driver = spec.house.demo[0] if spec.house.demo else next(iter(spec.house.agents))
     agent = spec.house.agents[driver].build()
     match = spec.make(spec.facts.default_players, seed)
     found: dict[str, Example] = {}
@@ -128,9 +113,10 @@ def suite_examples() -> list[Example]:
 
 @functools.cache
 def examples() -> tuple[Example, ...]:
-    """Every example, grouped by game (a suite's question with its game), in the doc's order."""
+    """Every example, grouped by game in the registry's order (a suite's question with its game,
+    a suite's own game after them)."""
     out = [e for game in GAMES for e in game_examples(game)] + suite_examples()
-    order = [g for g in ORDER if g in GAMES] + [g for g in GAMES if g not in ORDER]
+    order = list(GAMES)
     return tuple(sorted(out, key=lambda e: order.index(e.game) if e.game in order else len(order)))
 
 

@@ -54,6 +54,16 @@ def test_every_verb_of_every_game_has_a_real_example():
         assert status == "ok" and given, (e.key, e.reply)
 
 
+def test_every_phase_shown_is_named_in_words_by_its_game():
+    # the titles come from each game's presentation, so a new game brings its own words
+    for e in examples():
+        if e.verb == "answer":
+            continue  # a suite's question, titled by the suite
+        titles = get_game(e.game).presentation.phase_titles
+        assert e.phase in titles, f"{e.game}: phase {e.phase!r} has no title in its Presentation.phase_titles"
+        assert e.title.endswith(titles[e.phase])
+
+
 def test_the_messages_shown_are_the_ones_llm_agent_sends():
     for e in examples():
         caller = scripted_caller([e.reply])

@@ -361,6 +361,9 @@ class Presentation:
     documents: DocumentsHook | None = None
     # a setting picked in the Play tab beside the seats (a murder script); None: the game has none
     play_choice: PlayChoice | None = None
+    # what each phase asks for, in words ("vote out the spy"), for generated docs; a phase not
+    # named here is shown by its id
+    phase_titles: Mapping[str, str] = field(default_factory=dict)
 
     def seat_documents(self, view: SeatView) -> list[SeatDocument]:
         """The documents `view`'s seat may read: the game's hook, else its plain private reading."""

@@ -81,6 +81,19 @@ METRIC_COLUMNS = (
                  percent=True),
 )
 
+# what each phase asks for, in words (generated docs)
+PHASE_TITLES = {
+    "propose": "leader picks a team",
+    "discuss": "discussion",
+    "revise": "leader confirms or changes the team",
+    "team_vote": "approve or reject the team",
+    "quest": "quest card",
+    "conference": "evil players talk",
+    "assassinate": "assassination",
+    "deduce": "end-of-game quiz",
+}
+
+
 SPEC = register(GameSpec(
     id="avalon",
     facts=Facts(
@@ -118,6 +131,7 @@ SPEC = register(GameSpec(
         history_label="win_rate",
     ),
     presentation=Presentation(
+        phase_titles=PHASE_TITLES,
         view=VIEW,
         why_won=why_won,
         results=partial(results_page, columns=METRIC_COLUMNS),

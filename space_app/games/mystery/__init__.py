@@ -146,6 +146,18 @@ METRIC_COLUMNS = (
     MetricColumn("statement_chars", "chars / statement", "mean length of what the seat said"),
 )
 
+# what each phase asks for, in words (generated docs)
+PHASE_TITLES = {
+    "introduction": "introduce your character",
+    "share": "share clues",
+    "choose": "whom to question",
+    "ask": "ask a question",
+    "answer": "answer a question put to you",
+    "reasoning": "final reasoning",
+    "vote": "vote for the murderer",
+}
+
+
 SPEC = register(GameSpec(
     id=MysteryGame.id,
     facts=Facts(
@@ -183,6 +195,7 @@ SPEC = register(GameSpec(
         history_label="win_rate",
     ),
     presentation=Presentation(
+        phase_titles=PHASE_TITLES,
         view=VIEW,
         why_won=why_won,
         documents=documents,

@@ -110,6 +110,13 @@ def _wis_agent(url: str, **options: Any) -> Any:
     return WiSAgent(url, **options)
 
 
+# what each phase asks for, in words (generated docs)
+PHASE_TITLES = {
+    "describe": "describe your word",
+    "vote": "vote out the spy",
+}
+
+
 SPEC = register(GameSpec(
     id="spy",
     facts=Facts(
@@ -142,6 +149,7 @@ SPEC = register(GameSpec(
         history_label="ranking_score",
     ),
     presentation=Presentation(
+        phase_titles=PHASE_TITLES,
         view=VIEW,
         why_won=why_won,
         value_words={"zh": {"spy": "卧底", "civilian": "平民", "role": "身份", "word": "词语"}},

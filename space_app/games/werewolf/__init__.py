@@ -60,6 +60,23 @@ METRIC_COLUMNS = (
     MetricColumn("survival", "survival", "days alive ÷ days played, any role", percent=True),
 )
 
+# what each phase asks for, in words (generated docs)
+PHASE_TITLES = {
+    "introduction": "introduce yourself",
+    "wolf_talk": "werewolves agree on a victim",
+    "night": "night action",
+    "witch": "the witch's potions",
+    "hunter": "the hunter's shot",
+    "discuss": "day discussion",
+    "discuss_parallel": "day discussion (all at once)",
+    "bid": "bid for the floor",
+    "defence": "defence before the run-off",
+    "last_words": "last words",
+    "day_vote": "vote someone out",
+    "runoff": "run-off vote",
+}
+
+
 SPEC = register(GameSpec(
     id="werewolf",
     facts=Facts(
@@ -90,6 +107,7 @@ SPEC = register(GameSpec(
         history_label="win_rate",
     ),
     presentation=Presentation(
+        phase_titles=PHASE_TITLES,
         view=VIEW,
         why_won=why_won,
         documents=documents,
