@@ -3,6 +3,10 @@ the condition, the person, MOST and LEAST, and that the hypothesis text itself i
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from space_app.suites import open_suite
 from space_app.suites.conditions import conditioned_item, read_track, track_words
 from space_app.suites.inverse_planning import (
@@ -164,3 +168,23 @@ def test_the_agent_explains_the_tracks_steps_with_the_scorer():
     assert any(step in scored_steps for step in video_steps)
     # every prefix is the story read so far: the track's steps without numbers or frames
     assert not any("(frames" in prefix for prefix, _ in scorer.calls)
+
+
+@pytest.mark.model
+def test_on_the_embedded_model_the_track_is_explained_with_exact_log_probabilities():
+    from sdk import local_scorer
+
+    scorer = local_scorer()
+    shown = _shown("tomhmm-belief-0000", "track")
+    options = dict(shown.options)
+    seen = judge(shown.context, shown.question, options, scorer)
+    video_steps = read_track(shown.context)[1]
+    assert all(step in seen.story for step in video_steps)
+    assert {seen.story.index(step) for step in video_steps} <= set(seen.steps)
+    assert all(math.isfinite(x) for x in seen.scores.values()) and len(set(seen.scores.values())) == len(options)
+    assert seen.choice in options
+    # the same story read again (now from the model's cache) gives the same numbers
+    assert judge(shown.context, shown.question, options, scorer).scores == pytest.approx(seen.scores, abs=1e-6)
+    # the text alone explains fewer steps, none of them the video's
+    told = judge(_shown("tomhmm-belief-0000", "text").context, shown.question, options, scorer)
+    assert len(told.steps) < len(seen.steps) and not set(video_steps) & set(told.story)
