@@ -18,6 +18,7 @@ Answers are stored under the suite id with `@condition` added, so conditions nev
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,8 @@ from .items import LoadedSuite, SuiteItem
 from .registry import Suite
 
 CONDITIONS = ("multimodal", "text", "video", "track")
+TRACK_HEADING = "What the video shows, step by step:"
+_TRACK_LINE = re.compile(r"^\s*\d+\.\s+(?P<step>.+?)(?:\s+\(frames \d+-\d+\))?\s*$")
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,21 @@ def track_words(tags: dict[str, Any]) -> str:
     """The stored action track as text, each step with the frames it was read from."""
     steps = tags.get("action_track") or []
     lines = [f"{i}. {s['step']} (frames {s['frames'][0]}-{s['frames'][1]})" for i, s in enumerate(steps, start=1)]
-    return "What the video shows, step by step:\n" + "\n".join(lines) if lines else ""
+    return f"{TRACK_HEADING}\n" + "\n".join(lines) if lines else ""
+
+
+def read_track(text: str) -> tuple[str, list[str]]:
+    """`track_words` read back out of what an agent is shown: (the text without the track, the
+    track's steps without their numbers and frames); (text unchanged, []) when it holds no track."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip() == TRACK_HEADING), None)
+    if start is None:
+        return text, []
+    end, steps = start + 1, []
+    while end < len(lines) and (m := _TRACK_LINE.match(lines[end])):
+        steps.append(m.group("step"))
+        end += 1
+    return "\n".join(lines[:start] + lines[end:]).strip(), steps
 
 
 def _join(*parts: str) -> str:
@@ -73,4 +90,5 @@ def with_condition(suite: Suite, condition: str, vision: bool) -> Conditioned:
                        len(suite.loaded.items) - len(kept))
 
 
-__all__ = ["CONDITIONS", "Conditioned", "conditioned_item", "track_words", "with_condition"]
+__all__ = ["CONDITIONS", "TRACK_HEADING", "Conditioned", "conditioned_item", "read_track", "track_words",
+           "with_condition"]

@@ -11,6 +11,15 @@ that explains the story best (MOST questions) or worst (LEAST questions):
 2. **Steps.** The context is split into sentences: the initial state, then each action and
    utterance in order. The person the options are about is found by name; the steps that
    person takes part in (acts, speaks, or is spoken to) are the observations to explain.
+   **Perception of a video:** when the context carries an action track (`bench --condition`:
+   `track` for every agent; `multimodal` and `video` for an agent that does not read images,
+   which this one is; see `conditions.py`), its steps are the video's observed actions: each
+   step that names the person, or names none of the options' people (a published track says
+   "The person grabs ..."), is explained, and the text's sentences the person takes part in
+   with them. The text carries no frame numbers, so the two are joined by what the text says
+   of time: the text's setting and what it tells as earlier come before the video, its
+   utterances and what it tells as following ("Then ...", "Later ...") after it (see
+   `observed_steps`). Without a track the steps are the context's sentences, as above.
 3. **Likelihood.** For a hypothesis h, the score is the sum over those steps t of
    log P(step_t | steps before t, h), where h is written into the story just before step t
    as the narrator's aside "(h)". The log-probabilities come from a `Scorer`: with the
@@ -25,10 +34,12 @@ condition, not in what is scored), so a longer option is not penalised for its l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from sdk import Agent, Observation
+
+from .conditions import read_track
 
 
 class Scorer(Protocol):
@@ -92,6 +103,33 @@ def people_in(context: str, options: dict[str, str]) -> list[str]:
     return named
 
 
+# a told sentence that follows what the video shows: one that speaks, or says it came after
+_UTTERANCE = re.compile(r"[\"“]|^[^\W\d_]+:\s")
+_FOLLOWS = re.compile(r"^(?:then|later|afterwards|after that|next|finally)\b", re.IGNORECASE)
+
+
+def observed_steps(context: str, people: list[str]) -> tuple[list[str], list[int]]:
+    """The story as steps, and the indexes of those to explain (the first of `people` is the
+    person the options are about). Without an action track in `context`: its sentences, those
+    naming the person explained (all of them when none does). With one: the text's setting and
+    earlier sentences, the track's steps, then the text's utterances and later sentences; the
+    text's sentences naming the person and the track's steps naming the person or none of
+    `people` are explained (all steps when none is)."""
+    person = people[0] if people else ""
+    text, track = read_track(context)
+    if not track:
+        steps = sentences(context)
+        return steps, [i for i, s in enumerate(steps) if person and person in s] or list(range(len(steps)))
+    told = sentences(text) if text else []
+    after = [bool(_UTTERANCE.search(s) or _FOLLOWS.match(s)) for s in told]
+    before = [s for s, a in zip(told, after, strict=True) if not a]
+    steps = before + track + [s for s, a in zip(told, after, strict=True) if a]
+    in_track = range(len(before), len(before) + len(track))
+    scored = [i for i, s in enumerate(steps)
+              if (person and person in s) or (i in in_track and not any(p in s for p in people))]
+    return steps, scored or list(range(len(steps)))
+
+
 @dataclass
 class Judgement:
     """Why the agent answered as it did (kept for analysis and tests)."""
@@ -101,13 +139,13 @@ class Judgement:
     scores: dict[str, float]  # option label -> summed log-likelihood
     least: bool
     choice: str
+    story: list[str] = field(default_factory=list)  # the steps, in the order they were read
 
 
 def judge(context: str, question: str, options: dict[str, str], scorer: Scorer, max_steps: int = 12) -> Judgement:
-    steps = sentences(context)
     people = people_in(context, options)
     person = people[0] if people else ""
-    scored = [i for i, s in enumerate(steps) if person and person in s] or list(range(len(steps)))
+    steps, scored = observed_steps(context, people)
     scored = scored[-max_steps:]  # the latest steps carry the interaction the question is about
     condition = condition_of(question)
     hypotheses = {label: (f"{condition}; {text.rstrip('.')}" if condition else text.rstrip("."))
@@ -123,7 +161,7 @@ def judge(context: str, question: str, options: dict[str, str], scorer: Scorer, 
             totals[label] += both[k] - both[k + len(labels)]
     least = wants_least(question)
     pick = (min if least else max)(labels, key=lambda label: (totals[label], -labels.index(label)))
-    return Judgement(person, scored, totals, least, pick)
+    return Judgement(person, scored, totals, least, pick, steps)
 
 
 class InversePlanningAgent(Agent):
@@ -146,5 +184,5 @@ class InversePlanningAgent(Agent):
         return f"Final answer: {judge(context, obs.instruction, options, self.scorer, self.max_steps).choice}"
 
 
-__all__ = ["InversePlanningAgent", "Judgement", "Scorer", "condition_of", "judge", "people_in", "sentences",
-           "wants_least"]
+__all__ = ["InversePlanningAgent", "Judgement", "Scorer", "condition_of", "judge", "observed_steps", "people_in",
+           "sentences", "wants_least"]
