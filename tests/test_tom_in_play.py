@@ -155,3 +155,34 @@ def test_correlations_by_hand() -> None:
     assert found.resamples + found.dropped == 2000 and found == correlate(x, y, "spearman", seed=3)
     with pytest.raises(ValueError, match="unknown correlation"):
         correlate(x, y, "kendall")
+
+
+def test_in_restricts_every_agent_to_the_games_named(tmp_path, capsys) -> None:
+    """`--in spy`: every agent plays only Who is the Spy (what makes a slow model's row
+    affordable), the rows and the stored matches say so, and a game without probes is refused."""
+    db = str(tmp_path / "a.db")
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--in", "spy", "--games", "2", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "2 probed self-play matches per game (spy only) and agent" in out
+    assert "| house-rules | spy | house:overlap | 2 |" in out and "| house-random | spy | house:guess | 2 |" in out
+    store = Store(db, recover=False)
+    assert sorted(m["game"] for m in store.list_matches(limit=100)) == ["spy"] * 4
+    store.close()
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--in", "spy,chess"]) == 2
+    assert "--in chess: not a game with probes" in capsys.readouterr().err
+    assert cli_main(["--db", db, "experiment", "attack", "--in", "spy"]) == 2
+    assert "--in belong to the tom-in-play study" in capsys.readouterr().err
+
+
+def test_agents_are_compared_on_the_games_all_of_them_play(tmp_path) -> None:
+    """An agent that plays only Who is the Spy (the game's rule bot, paired with an answerer)
+    beside a family that plays every game: both are compared on spy alone, and the games left
+    out are named."""
+    catalogue = AgentCatalogue(Store(str(tmp_path / "a.db")))
+    found, left = entrants(["house-rules", "house:heuristic@house:guess"], catalogue)
+    assert [sorted(e.players) for e in found] == [["spy"], ["spy"]]
+    assert found[0].players == {"spy": "house:heuristic"}
+    assert left == [f"{game}: left out for every agent, house:heuristic@house:guess does not play it "
+                    "(all are compared on spy)" for game in ("avalon", "mystery", "werewolf")]
+    with pytest.raises(ValueError, match="play no probed game in common"):
+        entrants(["house:heuristic@house:guess", "house:werewolf-rules@house:guess"], catalogue)
