@@ -247,6 +247,19 @@ def _rate(rate: dict[str, Any] | None) -> Cell:
     return _figure(rate, "accuracy", percent=True)
 
 
+def unscored(row: dict[str, Any]) -> str | None:
+    """Why an agent's probes are missing from its scores (no probe moment reached, replies with
+    no readable belief), or None when every probe asked could be read."""
+    probes = row["probes"]
+    if not probes:
+        return (f"{row['agent']}: no probe asked (each of its {row['matches']} matches ended before its first probe "
+                "moment)" if row["matches"] else f"{row['agent']}: no probe asked (no finished match)")
+    if probes["unreadable"]:
+        return (f"{row['agent']}: {probes['unreadable']} of {probes['asked']} probes unreadable (no belief could be "
+                "read from the reply, or no reply in time): not scored")
+    return None
+
+
 def tables(rows: list[dict[str, Any]], left: Sequence[str] = (), seed: int = 0) -> list[Table]:
     """Each entrant's probe scores beside its suite accuracy per type, and the correlations."""
     side = Table(key="tom-in-play", title="ToM in play (belief probes) beside ToM in questions (tom-household)",
@@ -264,7 +277,8 @@ def tables(rows: list[dict[str, Any]], left: Sequence[str] = (), seed: int = 0) 
         "n probes; top guess: Wilson. Uniform Brier: what a belief with every candidate alike scores on the same "
         "probes (the scale's no-skill point).",
         "Suite accuracy: Wilson 95% interval over the questions answered, overall and per type; chance is 1/3.",
-        *(f"{r['agent']}: {r['how']}; tags {', '.join(r['tags'])}" for r in rows), *left]
+        *(f"{r['agent']}: {r['how']}; tags {', '.join(r['tags'])}" for r in rows),
+        *filter(None, map(unscored, rows)), *left]
     both = [r for r in rows if skill(r) is not None]
     corr = Table(key="tom-in-play-correlation", title="Probe skill (1 − Brier) against suite accuracy, across agents",
                  columns=["suite accuracy", "agents", "Spearman", "Pearson"])
@@ -320,4 +334,4 @@ REPORT = Report(title="ToM in play vs ToM in questions (belief probes beside tom
 
 
 __all__ = ["DEFAULT_AGENTS", "FAMILIES", "REPORT", "STUDY", "SUITE", "Entrant", "build_report", "chosen_games",
-           "entrants", "figures", "house_bot", "run", "run_tag", "skill", "stored_entrants", "tables"]
+           "entrants", "figures", "house_bot", "run", "run_tag", "skill", "stored_entrants", "tables", "unscored"]

@@ -18,7 +18,7 @@ from space_app.core.report import Cell
 from space_app.correlation import MIN_AGENTS, correlate, pearson, ranks, spearman
 from space_app.probe_report import scored_probes, summarise
 from space_app.store import Store
-from space_app.tom_in_play import STUDY, entrants, house_bot, probed_games, run_tag
+from space_app.tom_in_play import STUDY, entrants, house_bot, probed_games, run_tag, tables, unscored
 from space_app.ui.results import SUITES_PAGE, page_for
 
 GAMES, LIMIT = 1, 9
@@ -186,3 +186,21 @@ def test_agents_are_compared_on_the_games_all_of_them_play(tmp_path) -> None:
                     "(all are compared on spy)" for game in ("avalon", "mystery", "werewolf")]
     with pytest.raises(ValueError, match="play no probed game in common"):
         entrants(["house:heuristic@house:guess", "house:werewolf-rules@house:guess"], catalogue)
+
+
+def test_an_agent_whose_probes_are_missing_says_why() -> None:
+    """A row without scored probes (a model whose matches end before the first probe moment,
+    or whose replies hold no readable belief) carries a footnote saying which; the house
+    agents' rows, every probe read, carry none."""
+    suite = {"accuracy": None, "by_type": {}}
+    base = {"how": "plays", "answerer": "x", "games": ["spy"], "tags": ["t"], "uniform_brier": None, "suite": suite}
+    early = {**base, "agent": "early", "matches": 1, "probes": None}
+    muddled = {**base, "agent": "muddled", "matches": 1, "probes": {"asked": 12, "unreadable": 9, "brier": None}}
+    clear = {**base, "agent": "clear", "matches": 1, "probes": {"asked": 12, "unreadable": 0, "brier": None}}
+    assert unscored(early) == "early: no probe asked (each of its 1 matches ended before its first probe moment)"
+    assert unscored({**early, "matches": 0}) == "early: no probe asked (no finished match)"
+    assert unscored(muddled) == ("muddled: 9 of 12 probes unreadable (no belief could be read from the reply, or no "
+                                 "reply in time): not scored")
+    assert unscored(clear) is None
+    notes = tables([early, muddled, clear])[0].footnotes
+    assert unscored(early) in notes and unscored(muddled) in notes and not any(n.startswith("clear: no") for n in notes)
