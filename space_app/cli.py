@@ -392,8 +392,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if args.base or args.judge:
             raise ValueError(f"the {TOM_IN_PLAY} study takes --agents, not --base or --judge")
         return _tom_in_play(args)
-    if args.agents is not None or args.limit is not None:
-        raise ValueError(f"--agents and --limit belong to the {TOM_IN_PLAY} study")
+    if args.agents is not None or args.limit is not None or args.in_games is not None:
+        raise ValueError(f"--agents, --limit and --in belong to the {TOM_IN_PLAY} study")
     args.games = 50 if args.games is None else args.games
     spec = get_game(args.game)
     if args.study != "all" and args.study not in spec.extras.studies:
@@ -425,17 +425,20 @@ def _experiment(args: argparse.Namespace, spec: Any, engine: Any) -> int:
 def _tom_in_play(args: argparse.Namespace) -> int:
     """Probe scores beside ToM suite scores for the agents named, and their correlation."""
     from .reports import markdown
-    from .tom_in_play import DEFAULT_AGENTS, run, tables
+    from .tom_in_play import DEFAULT_AGENTS, chosen_games, run, tables
 
     names = [a.strip() for a in (args.agents or ",".join(DEFAULT_AGENTS)).split(",") if a.strip()]
+    only = [g.strip() for g in args.in_games.split(",") if g.strip()] if args.in_games else None
     games, limit = args.games or 10, args.limit or 60
     engine = _engine(args)
     with _closing(engine):
         arena = _arena(args.db, engine)
         rows, left = arena.run_in_own_loop(run(arena, names, games=games, seed=args.seed, limit=limit,
                                                concurrency=args.concurrency, settings=_settings(args) or None,
-                                               say=lambda line: say(line, file=sys.stderr)))
-    say(f"ToM in play vs ToM in questions: {games} probed self-play matches per game and agent (seed {args.seed}), "
+                                               say=lambda line: say(line, file=sys.stderr), only=only))
+    which = f" ({', '.join(chosen_games(only))} only)" if only else ""
+    say(f"ToM in play vs ToM in questions: {games} probed self-play matches per game{which} and agent "
+        f"(seed {args.seed}), "
         f"a fixed sample of {limit} tom-household questions")
     say(markdown(tables(rows, left, seed=args.seed)))
     return 0
@@ -892,6 +895,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    "PLAY@ANSWER pairs them, e.g. house-rules@house:guess)")
     x.add_argument("--limit", type=int, default=None, help="tom-in-play: a fixed sample of N suite questions "
                    "(default 60; a larger N includes a smaller one's)")
+    x.add_argument("--in", dest="in_games", default=None, metavar="GAME,...", help="tom-in-play: play only these "
+                   "games with probes (default: every one), the same for every agent; e.g. --in spy for a slow model")
     x.add_argument("--seed", type=int, default=0)
     add_setting_args(x, faces)
     x.add_argument("--concurrency", type=int, default=8,

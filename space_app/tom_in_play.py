@@ -1,8 +1,9 @@
 """Theory of Mind in play against Theory of Mind in questions (`python -m space_app experiment
 tom-in-play`, the `tom-in-play` report): for each agent, its belief probes in every game with
-probes (`probe_report.py`) beside its accuracy per question type on the `tom-household` suite
-(`suites/run.py`), and the correlation across agents between probe skill (1 − Brier) and
-suite accuracy, with a bootstrap interval over the agents (`correlation.py`).
+probes, or those named by `--in`, the same games for every agent (`probe_report.py`), beside
+its accuracy per question type on the `tom-household` suite (`suites/run.py`), and the
+correlation across agents between probe skill (1 − Brier) and suite accuracy, with a bootstrap
+interval over the agents (`correlation.py`).
 
 An agent here is an *entrant*: what plays each game and what answers the suite.
 - A spec (`house:smollm2`, a registered agent): it plays every game with probes that it
@@ -101,11 +102,26 @@ def how_of(name: str) -> str:
             else f"plays every game it declares; the suite by {answer}")
 
 
-def entrants(names: Sequence[str], catalogue: Any, suite_game: str = "tom") -> tuple[list[Entrant], list[str]]:
-    """The entrants named, and a line for each one left out saying why."""
+def chosen_games(only: Sequence[str] | None) -> list[str]:
+    """The probed games a run plays: every one, or those named (`--in`), refusing a game
+    without probes by name."""
+    games = probed_games()
+    if not only:
+        return games
+    unknown = [g for g in only if g not in games]
+    if unknown:
+        raise ValueError(f"--in {','.join(unknown)}: not a game with probes (known: {', '.join(games)})")
+    return [g for g in games if g in only]
+
+
+def entrants(names: Sequence[str], catalogue: Any, suite_game: str = "tom",
+             only: Sequence[str] | None = None) -> tuple[list[Entrant], list[str]]:
+    """The entrants named, and a line for each one left out saying why. Every entrant plays
+    the same games (those named in `only`, else every probed game): the games' base rates
+    differ, so a game that some entrant does not play is dropped for all, with a line saying so."""
     out: list[Entrant] = []
     left: list[str] = []
-    games = probed_games()
+    games = chosen_games(only)
     for name in names:
         if name in [e.name for e in out]:
             raise ValueError(f"agent {name!r} is named twice")
@@ -125,6 +141,18 @@ def entrants(names: Sequence[str], catalogue: Any, suite_game: str = "tom") -> t
             left.append(f"{name}: left out, {play} plays none of the games with probes ({', '.join(games)})")
         else:
             out.append(Entrant(name, players, answerer, how_of(name)))
+    common = [g for g in games if all(g in e.players for e in out)]
+    dropped = [g for g in games if any(g in e.players for e in out) and g not in common]
+    if dropped and not common:
+        raise ValueError("the agents play no probed game in common ("
+                         + "; ".join(f"{e.name}: {', '.join(e.players)}" for e in out)
+                         + "): name fewer agents or choose games with --in")
+    for game in dropped:
+        missing_from = ", ".join(e.name for e in out if game not in e.players)
+        left.append(f"{game}: left out for every agent, {missing_from} does not play it "
+                    f"(all are compared on {', '.join(common)})")
+    if dropped:
+        out = [Entrant(e.name, {g: e.players[g] for g in common}, e.answerer, e.how) for e in out]
     return out, left
 
 
@@ -134,16 +162,17 @@ def run_tag(name: str, seed: int) -> str:
 
 async def run(arena: Any, names: Sequence[str] = DEFAULT_AGENTS, games: int = 10, seed: int = 0, limit: int = 60,
               concurrency: int = 8, suite_concurrency: int = 1, settings: dict[str, Any] | None = None,
-              say: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+              say: Callable[[str], None] | None = None,
+              only: Sequence[str] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Play and ask what is missing, then each entrant's figures (`figures`) and the lines of
-    those left out."""
+    those left out; `only`: these probed games, not every one (`--in`)."""
     from .suites import open_suite
     from .suites.run import first_n, run_suite
 
     if games < 1 or limit < 1:
         raise ValueError(f"--games and --limit must be 1 or more (got {games} and {limit})")
     suite = open_suite(SUITE)
-    found, left = entrants(names, arena.catalogue, suite.game)
+    found, left = entrants(names, arena.catalogue, suite.game, only=only)
     probe_settings = {**(settings or {}), "probes": True}
     rows = []
     for entrant in found:
@@ -218,6 +247,19 @@ def _rate(rate: dict[str, Any] | None) -> Cell:
     return _figure(rate, "accuracy", percent=True)
 
 
+def unscored(row: dict[str, Any]) -> str | None:
+    """Why an agent's probes are missing from its scores (no probe moment reached, replies with
+    no readable belief), or None when every probe asked could be read."""
+    probes = row["probes"]
+    if not probes:
+        return (f"{row['agent']}: no probe asked (each of its {row['matches']} matches ended before its first probe "
+                "moment)" if row["matches"] else f"{row['agent']}: no probe asked (no finished match)")
+    if probes["unreadable"]:
+        return (f"{row['agent']}: {probes['unreadable']} of {probes['asked']} probes unreadable (no belief could be "
+                "read from the reply, or no reply in time): not scored")
+    return None
+
+
 def tables(rows: list[dict[str, Any]], left: Sequence[str] = (), seed: int = 0) -> list[Table]:
     """Each entrant's probe scores beside its suite accuracy per type, and the correlations."""
     side = Table(key="tom-in-play", title="ToM in play (belief probes) beside ToM in questions (tom-household)",
@@ -235,7 +277,8 @@ def tables(rows: list[dict[str, Any]], left: Sequence[str] = (), seed: int = 0) 
         "n probes; top guess: Wilson. Uniform Brier: what a belief with every candidate alike scores on the same "
         "probes (the scale's no-skill point).",
         "Suite accuracy: Wilson 95% interval over the questions answered, overall and per type; chance is 1/3.",
-        *(f"{r['agent']}: {r['how']}; tags {', '.join(r['tags'])}" for r in rows), *left]
+        *(f"{r['agent']}: {r['how']}; tags {', '.join(r['tags'])}" for r in rows),
+        *filter(None, map(unscored, rows)), *left]
     both = [r for r in rows if skill(r) is not None]
     corr = Table(key="tom-in-play-correlation", title="Probe skill (1 − Brier) against suite accuracy, across agents",
                  columns=["suite accuracy", "agents", "Spearman", "Pearson"])
@@ -290,5 +333,5 @@ REPORT = Report(title="ToM in play vs ToM in questions (belief probes beside tom
                 build=build_report)
 
 
-__all__ = ["DEFAULT_AGENTS", "FAMILIES", "REPORT", "STUDY", "SUITE", "Entrant", "build_report", "entrants",
-           "figures", "house_bot", "run", "run_tag", "skill", "stored_entrants", "tables"]
+__all__ = ["DEFAULT_AGENTS", "FAMILIES", "REPORT", "STUDY", "SUITE", "Entrant", "build_report", "chosen_games",
+           "entrants", "figures", "house_bot", "run", "run_tag", "skill", "stored_entrants", "tables", "unscored"]

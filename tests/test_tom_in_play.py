@@ -18,7 +18,7 @@ from space_app.core.report import Cell
 from space_app.correlation import MIN_AGENTS, correlate, pearson, ranks, spearman
 from space_app.probe_report import scored_probes, summarise
 from space_app.store import Store
-from space_app.tom_in_play import STUDY, entrants, house_bot, probed_games, run_tag
+from space_app.tom_in_play import STUDY, entrants, house_bot, probed_games, run_tag, tables, unscored
 from space_app.ui.results import SUITES_PAGE, page_for
 
 GAMES, LIMIT = 1, 9
@@ -155,3 +155,52 @@ def test_correlations_by_hand() -> None:
     assert found.resamples + found.dropped == 2000 and found == correlate(x, y, "spearman", seed=3)
     with pytest.raises(ValueError, match="unknown correlation"):
         correlate(x, y, "kendall")
+
+
+def test_in_restricts_every_agent_to_the_games_named(tmp_path, capsys) -> None:
+    """`--in spy`: every agent plays only Who is the Spy (what makes a slow model's row
+    affordable), the rows and the stored matches say so, and a game without probes is refused."""
+    db = str(tmp_path / "a.db")
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--in", "spy", "--games", "2", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "2 probed self-play matches per game (spy only) and agent" in out
+    assert "| house-rules | spy | house:overlap | 2 |" in out and "| house-random | spy | house:guess | 2 |" in out
+    store = Store(db, recover=False)
+    assert sorted(m["game"] for m in store.list_matches(limit=100)) == ["spy"] * 4
+    store.close()
+    assert cli_main(["--db", db, "experiment", "tom-in-play", "--in", "spy,chess"]) == 2
+    assert "--in chess: not a game with probes" in capsys.readouterr().err
+    assert cli_main(["--db", db, "experiment", "attack", "--in", "spy"]) == 2
+    assert "--in belong to the tom-in-play study" in capsys.readouterr().err
+
+
+def test_agents_are_compared_on_the_games_all_of_them_play(tmp_path) -> None:
+    """An agent that plays only Who is the Spy (the game's rule bot, paired with an answerer)
+    beside a family that plays every game: both are compared on spy alone, and the games left
+    out are named."""
+    catalogue = AgentCatalogue(Store(str(tmp_path / "a.db")))
+    found, left = entrants(["house-rules", "house:heuristic@house:guess"], catalogue)
+    assert [sorted(e.players) for e in found] == [["spy"], ["spy"]]
+    assert found[0].players == {"spy": "house:heuristic"}
+    assert left == [f"{game}: left out for every agent, house:heuristic@house:guess does not play it "
+                    "(all are compared on spy)" for game in ("avalon", "mystery", "werewolf")]
+    with pytest.raises(ValueError, match="play no probed game in common"):
+        entrants(["house:heuristic@house:guess", "house:werewolf-rules@house:guess"], catalogue)
+
+
+def test_an_agent_whose_probes_are_missing_says_why() -> None:
+    """A row without scored probes (a model whose matches end before the first probe moment,
+    or whose replies hold no readable belief) carries a footnote saying which; the house
+    agents' rows, every probe read, carry none."""
+    suite = {"accuracy": None, "by_type": {}}
+    base = {"how": "plays", "answerer": "x", "games": ["spy"], "tags": ["t"], "uniform_brier": None, "suite": suite}
+    early = {**base, "agent": "early", "matches": 1, "probes": None}
+    muddled = {**base, "agent": "muddled", "matches": 1, "probes": {"asked": 12, "unreadable": 9, "brier": None}}
+    clear = {**base, "agent": "clear", "matches": 1, "probes": {"asked": 12, "unreadable": 0, "brier": None}}
+    assert unscored(early) == "early: no probe asked (each of its 1 matches ended before its first probe moment)"
+    assert unscored({**early, "matches": 0}) == "early: no probe asked (no finished match)"
+    assert unscored(muddled) == ("muddled: 9 of 12 probes unreadable (no belief could be read from the reply, or no "
+                                 "reply in time): not scored")
+    assert unscored(clear) is None
+    notes = tables([early, muddled, clear])[0].footnotes
+    assert unscored(early) in notes and unscored(muddled) in notes and not any(n.startswith("clear: no") for n in notes)
