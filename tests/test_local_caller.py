@@ -121,6 +121,7 @@ def test_two_threads_loading_at_once_get_one_model(monkeypatch):
         return real_model_dir()
 
     monkeypatch.setattr(lc, "model_dir", counting_model_dir)
+    counted = lc.local_model_loads().get("llama", 0)
     barrier = threading.Barrier(2)
     results: list[Any] = [None, None]
     errors: list[BaseException] = []
@@ -141,6 +142,7 @@ def test_two_threads_loading_at_once_get_one_model(monkeypatch):
     assert results[0] is not None and results[0] is results[1]
     assert results[0] is lc._models["llama"]
     assert len(loads) == 1
+    assert lc.local_model_loads()["llama"] == counted + 1  # the loader's own count, as a batch worker reports it
 
 
 def test_generates_deterministic_text_with_usage_and_loads_once():

@@ -282,3 +282,24 @@ def test_coe_on_ray_scores_as_in_process_and_a_rerun_plays_nothing(
     again.pop("seconds")
     assert again["played"] == 0 and again["scores"] == reports["ray"]["scores"]
     assert ledger(ray_db) == ledger(local_db)
+
+
+def test_a_local_model_loads_once_per_worker_on_one_thread_each(cluster: str, tmp_path: Path) -> None:
+    """`house:limp-local` over 4 questions on 2 workers of one CPU: each worker loads the embedded
+    model once (its loader counts) and runs it on the one thread its CPU allows."""
+    import asyncio
+
+    from space_app.engines import open_engine
+    from space_app.store import Store
+    from space_app.suites import open_suite
+    from space_app.suites.run import run_suite
+
+    engine = open_engine("ray", concurrency=1, workers=2)
+    store = Store(tmp_path / "limp.db")
+    scores = asyncio.run(run_suite(store, open_suite("tom-household"), None, "house:limp-local", limit=4,
+                                   seconds=600, engine=engine))
+    assert scores.answered == 4 and scores.failed.k == 0
+    usage = engine.worker_usage
+    assert len(usage) == 2 and len({u["pid"] for u in usage}) == 2
+    assert [u["model_loads"] for u in usage] == [1, 1]
+    assert [u["local_threads"] for u in usage] == ["1", "1"]

@@ -92,6 +92,7 @@ _load_lock = threading.Lock()
 _model_lock = threading.Lock()  # one user of the model(s) at a time
 _models: dict[str, LocalModel] = {}
 _warm: set[str] = set()
+_loads: dict[str, int] = {}  # models read from disk in this process, per backend (a batch worker reports it)
 
 
 # -- settings ----------------------------------------------------------------------------------
@@ -145,7 +146,13 @@ def load_local_model(backend: str | None = None) -> LocalModel:
                 from .local_transformers import TransformersModel
 
                 _models[name] = TransformersModel(gguf, local_threads())
+            _loads[name] = _loads.get(name, 0) + 1
     return _models[name]
+
+
+def local_model_loads() -> dict[str, int]:
+    """How many times this process has loaded the embedded model, per backend (once, if all is well)."""
+    return dict(_loads)
 
 
 # -- shared pieces -----------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 Each worker is an async actor (one per CPU of the cluster by default, `workers` to choose)
 that opens the job once, so what a job loads (a store connection, a local model) is loaded
 once per worker, not per item, and runs up to `concurrency` items at once on its own event
-loop. The driver hands the next item to the least loaded worker as items end. A worker
+loop. A worker's local model runs on as many threads as the CPUs Ray gave the worker (unless
+ARENA_LOCAL_THREADS is set), so workers side by side do not oversubscribe the cores. The
+driver hands the next item to the least loaded worker as items end. A worker
 process that dies is restarted by Ray and its items in flight are run again (`retries`): a
 job whose items are idempotent (planned matches are: see `space_app.batch`) loses nothing.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -30,10 +33,23 @@ CONNECT_SECONDS = 5.0
 WORKER_PREFIX = "arena-worker-"  # actor names: a batch's workers can be listed (and killed, in tests)
 
 
+def _fit_local_threads() -> None:
+    """A worker's local model uses the CPUs Ray gave the worker, not the machine's default: two
+    workers of one CPU each, each running llama.cpp on 2 threads, would fight over 2 cores.
+    ARENA_LOCAL_THREADS set by the operator is kept."""
+    if os.environ.get("ARENA_LOCAL_THREADS", "").strip():
+        return
+    import ray
+
+    cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 0.0)
+    os.environ["ARENA_LOCAL_THREADS"] = str(max(1, int(cpus)))
+
+
 class _Worker:
     """One worker process's copy of the job (wrapped with `ray.remote` when the engine starts)."""
 
     def __init__(self, job: Job) -> None:
+        _fit_local_threads()
         self._worker = job.open()
 
     async def pid(self) -> int:
@@ -41,6 +57,14 @@ class _Worker:
 
     async def cpu_seconds(self) -> float:
         return time.process_time()
+
+    async def usage(self) -> dict[str, Any]:
+        """This worker's process, its CPU seconds so far (all its threads) and the local models it
+        has loaded (the embedded model's loader counts them; none if it was never imported)."""
+        local = sys.modules.get("sdk.callers.local")
+        loads = local.local_model_loads() if local is not None else {}
+        return {"pid": os.getpid(), "cpu_seconds": time.process_time(), "model_loads": sum(loads.values()),
+                "local_threads": os.environ.get("ARENA_LOCAL_THREADS", "")}
 
     async def run(self, item: Any) -> Any:
         return await self._worker.run(item)
@@ -101,6 +125,7 @@ class RayEngine:
         self.startup_seconds = 0.0
         self.startup_cpu_seconds = 0.0
         self.worker_cpu_seconds = 0.0
+        self.worker_usage: list[dict[str, Any]] = []  # each worker's `usage()` at the batch's end
 
     async def map(self, job: Job, items: Sequence[Any], on_start: OnStart | None = None,
                   on_end: OnEnd | None = None) -> list[Done]:
@@ -142,6 +167,7 @@ class RayEngine:
                     done = Done(index, fut.result()) if exc is None else Done(index, None, _cause(exc))
                     results[index] = self._end(done, on_end)
             self.worker_cpu_seconds = await self._cpu(actors)
+            self.worker_usage = await self._usage(actors)
         finally:
             for a in actors:
                 ray.kill(a, no_restart=True)
@@ -158,6 +184,12 @@ class RayEngine:
             return float(sum(await asyncio.gather(*(_awaited(a.cpu_seconds.remote()) for a in actors))))
         except Exception:  # noqa: BLE001 - a figure for benchmarks only
             return 0.0
+
+    async def _usage(self, actors: list[Any]) -> list[dict[str, Any]]:
+        try:
+            return list(await asyncio.gather(*(_awaited(a.usage.remote()) for a in actors)))
+        except Exception:  # noqa: BLE001 - a figure for benchmarks only
+            return []
 
     def close(self) -> None:
         if self._owned and self._ray.is_initialized():
