@@ -41,24 +41,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+from ray_engine import ray_daemon_cpu  # noqa: E402  (the I/O-bound benchmark's count of Ray's own CPU)
+
 SUITE = "tom-household"
 AGENT = "house:limp-local"
-
-
-def ray_daemon_cpu() -> float:
-    """CPU seconds used so far by Ray's own processes (raylet, GCS, ...), not its workers."""
-    import psutil
-
-    total = 0.0
-    for p in psutil.process_iter(["cmdline"]):
-        try:
-            cmd = " ".join(p.info["cmdline"] or [])
-            if ("raylet" in cmd or "gcs_server" in cmd or "ray/_private" in cmd) and "ray::" not in cmd:
-                times = p.cpu_times()
-                total += times.user + times.system
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return total
 
 
 def loadavg() -> str:
