@@ -10,7 +10,16 @@ rebuilds the totals and ratings from the records, then times, in one run:
 - the same call in a warm process;
 - the recomputation from events (main's approach), on the first `--old-at` matches.
 
+With `--postgres` the same store is then copied into an empty PostgreSQL database
+(`copy_store`, as `python -m space_app copy-store` does: timed, with its rows per second,
+then its counts and standings checked), and the leaderboard is timed again on the
+PostgreSQL URL, cold and warm, printed beside the SQLite figures. Without a URL a
+throw-away server is started from Debian's PostgreSQL binaries, as the tests do
+(tests/pg_server.py), with its default settings (fsync on). A database given by URL that
+holds the same number of matches already (an earlier run's copy) is reused.
+
     python benchmarks/leaderboard.py [--matches 100000] [--old-at 2000,10000] [--db PATH]
+                                     [--postgres [URL]]
 """
 
 from __future__ import annotations
@@ -64,7 +73,7 @@ def build(db: Path, matches: int, seed_matches: int) -> None:
     src_matches = conn.execute("SELECT * FROM matches WHERE status='finished' ORDER BY rated").fetchall()
     mcols = [d[0] for d in conn.execute("SELECT * FROM matches LIMIT 0").description]
     seats = {}
-    for row in conn.execute("SELECT match_id, seat, position, agent_id, agent_name FROM seats"):
+    for row in conn.execute("SELECT match_id, seat, position, agent_id, agent_name, version FROM seats"):
         seats.setdefault(row[0], []).append(row[1:])
     events = {}
     for row in conn.execute("SELECT match_id, seq, kind, actor, round, visible_to, text, data, created_at "
@@ -81,7 +90,8 @@ def build(db: Path, matches: int, seed_matches: int) -> None:
 
     def flush() -> None:
         conn.executemany(f"INSERT INTO matches VALUES ({','.join('?' * len(mcols))})", batch["m"])
-        conn.executemany("INSERT INTO seats VALUES (?,?,?,?,?)", batch["s"])
+        conn.executemany("INSERT INTO seats (match_id, seat, position, agent_id, agent_name, version) "
+                         "VALUES (?,?,?,?,?,?)", batch["s"])
         conn.executemany("INSERT INTO events (match_id, seq, kind, actor, round, visible_to, text, data, created_at) "
                          "VALUES (?,?,?,?,?,?,?,?,?)", batch["e"])
         conn.executemany(f"INSERT INTO seat_records VALUES ({','.join('?' * len(rcols))})", batch["r"])
@@ -114,13 +124,82 @@ def build(db: Path, matches: int, seed_matches: int) -> None:
           flush=True)
 
 
-def cold_run(db: Path) -> tuple[float, float, int]:
+def cold_run(db: Path | str) -> tuple[float, float, int]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
     started = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", COLD.format(root=str(ROOT), db=str(db))], env=env,
                          capture_output=True, text=True, check=True).stdout.split()
     wall = time.perf_counter() - started
     return wall, float(out[1]), int(out[2])
+
+
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.2f} (1 min)"
+
+
+def timings(db: Path | str, store: Store, repeats: int, label: str) -> dict[str, float]:
+    """The leaderboard from a cold process (whole run; the store opened and asked once) and in
+    this warm process, medians of `repeats`, printed and returned."""
+    colds = [cold_run(db) for _ in range(repeats)]
+    got = {"cold": statistics.median(c[0] for c in colds), "call": statistics.median(c[1] for c in colds)}
+    print(f"{label}: cold process, whole run (python start + imports + leaderboard), median of {repeats}: "
+          f"{got['cold']:.2f} s")
+    print(f"{label}: cold process, the leaderboard call alone (store opened, board read): "
+          f"{got['call'] * 1000:.1f} ms ({colds[0][2]} rows)")
+    warm = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        board(store, "spy")
+        warm.append(time.perf_counter() - started)
+    got["warm"] = statistics.median(warm)
+    print(f"{label}: warm process, leaderboard: {got['warm'] * 1000:.1f} ms  ({load()})", flush=True)
+    return got
+
+
+def on_postgres(source: Store, url: str | None, repeats: int, sqlite: dict[str, float]) -> None:
+    """Copy `source` into an empty PostgreSQL database (a throw-away server's when `url` is
+    None), time the copy and the leaderboard there, and print both backends side by side."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from space_app.copy_store import copy_store
+    from space_app.store import shown_url
+
+    server = None
+    if url is None:
+        from pg_server import PostgresServer
+
+        server = PostgresServer().start(durable=True)
+        url = server.database("board")
+    try:
+        target = Store(url, recover=False)
+        with target.engine.connect() as conn:
+            version = conn.exec_driver_sql("SHOW server_version").scalar_one()
+        print(f"\nPostgreSQL {version}" + (" (a throw-away server, default settings)" if server else ""), flush=True)
+        held = target.count_matches("spy")
+        if held and held == source.count_matches("spy"):  # a database this script filled before: reused
+            print(f"reusing {shown_url(url)}: it holds the {held} matches already")
+        else:
+            started = time.perf_counter()
+            report = copy_store(source, target, chunk=5000)
+            checked = time.perf_counter() - started - report.seconds
+            rows = sum(report.copied.values())
+            print(f"copy-store to {shown_url(url)}: {rows:,} rows in {report.seconds:.1f} s = "
+                  f"{rows / report.seconds:,.0f} rows/s ({report.copied['events']:,} events); counts and standings "
+                  f"checked in {checked:.1f} s: {'agree' if report.ok else 'DO NOT AGREE'}  ({load()})", flush=True)
+            if not report.ok:
+                raise SystemExit("\n".join(report.lines()))
+            # the planner's statistics of the new tables now, as autovacuum would give them a minute later
+            with target.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.exec_driver_sql("ANALYZE")
+        pg = timings(url, target, repeats, "PostgreSQL")
+        target.close()
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"\n{'leaderboard of ' + str(source.count_matches('spy')) + ' matches':<44}{'SQLite':>10}{'PostgreSQL':>12}")
+    print(f"{'cold process, whole run (s)':<44}{sqlite['cold']:>10.2f}{pg['cold']:>12.2f}")
+    print(f"{'cold process, store opened + board (ms)':<44}{sqlite['call'] * 1000:>10.1f}{pg['call'] * 1000:>12.1f}")
+    print(f"{'warm process, board (ms)':<44}{sqlite['warm'] * 1000:>10.1f}{pg['warm'] * 1000:>12.1f}")
+    print(f"goal: under 2 s from a cold process on PostgreSQL: {'met' if pg['cold'] < 2 else 'NOT met'}")
 
 
 def main() -> None:
@@ -130,6 +209,10 @@ def main() -> None:
     parser.add_argument("--old-at", default="2000,10000", help="match counts at which to time main's approach")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--db", help="reuse this store (built when missing)")
+    parser.add_argument("--postgres", nargs="?", const="", metavar="URL",
+                        help="also copy the store into this empty PostgreSQL database (default: a throw-away "
+                             "server's) and time the leaderboard there; a database holding the copy already "
+                             "is reused")
     args = parser.parse_args()
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp()) / "leaderboard.db"
     if not db.exists():
@@ -139,19 +222,10 @@ def main() -> None:
     size_mb = sum(p.stat().st_size for p in db.parent.glob(db.name + "*")) / 2**20
     with sqlite3.connect(db) as conn:
         events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-    print(f"store: {n} finished matches, {events:,} events, {size_mb:,.0f} MB ({db})")
+    print(f"store: {n} finished matches, {events:,} events, {size_mb:,.0f} MB ({db}); {load()}")
 
-    colds = [cold_run(db) for _ in range(args.repeats)]
-    print(f"cold process, whole run (python start + imports + leaderboard), median of {args.repeats}: "
-          f"{statistics.median(c[0] for c in colds):.2f} s")
-    print(f"cold process, the leaderboard call alone: {statistics.median(c[1] for c in colds) * 1000:.1f} ms "
-          f"({colds[0][2]} rows)")
-    warm = []
-    for _ in range(args.repeats):
-        started = time.perf_counter()
-        rows = board(store, "spy")
-        warm.append(time.perf_counter() - started)
-    print(f"warm process, leaderboard: {statistics.median(warm) * 1000:.1f} ms")
+    sqlite = timings(db, store, args.repeats, "SQLite")
+    rows = board(store, "spy")
 
     for at in [int(x) for x in args.old_at.split(",") if x]:
         at = min(at, n)
@@ -165,7 +239,9 @@ def main() -> None:
             same = json.dumps(old, sort_keys=True) == json.dumps(rows, sort_keys=True)
             print(f"  the same rows as the stored standings: {same}")
     print(f"goal: leaderboard of {n} matches under 2 s from a cold process: "
-          f"{'met' if statistics.median(c[0] for c in colds) < 2 else 'NOT met'}")
+          f"{'met' if sqlite['cold'] < 2 else 'NOT met'}")
+    if args.postgres is not None:
+        on_postgres(store, args.postgres or None, args.repeats, sqlite)
 
 
 if __name__ == "__main__":
