@@ -28,7 +28,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="ray is in requirements.txt")  # noqa: F841 - a clear message if absent
 
 from space_app.cli import main  # noqa: E402
-from space_app.engines.ray_engine import WORKER_PREFIX  # noqa: E402
+from space_app.engines.ray_engine import WORKER_PREFIX, join_failure  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SEATS = ["house:heuristic", "house:random"]
@@ -303,3 +303,16 @@ def test_a_local_model_loads_once_per_worker_on_one_thread_each(cluster: str, tm
     assert len(usage) == 2 and len({u["pid"] for u in usage}) == 2
     assert [u["model_loads"] for u in usage] == [1, 1]
     assert [u["local_threads"] for u in usage] == ["1", "1"]
+
+
+def test_a_refused_join_names_the_token_a_ray_start_cluster_asks_for() -> None:
+    # a cluster from `ray start` (Ray 2.59+) refuses a client without RAY_AUTH_MODE=token, and the
+    # client sees only a failed connection: the line names the likely cause and the fix
+    failed = ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6379\nmore detail")
+    line = join_failure("127.0.0.1:6379", failed, {})
+    assert line.startswith("cannot join the Ray cluster at 127.0.0.1:6379: ConnectionError: Failed to connect")
+    assert "\n" not in line and "RAY_AUTH_MODE=token" in line and "~/.ray/auth_token" in line
+    # with the token mode set, the cause is something else: the line is the failure alone
+    alone = join_failure("127.0.0.1:6379", failed, {"RAY_AUTH_MODE": "token"})
+    assert alone == "cannot join the Ray cluster at 127.0.0.1:6379: ConnectionError: Failed to connect to Ray " \
+                    "cluster at 192.0.2.2:6379"

@@ -24,7 +24,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import Done, EngineError, Job, OnEnd, OnStart, first_line
@@ -91,6 +91,17 @@ def check_reachable(address: str, seconds: float = CONNECT_SECONDS) -> None:
         raise EngineError(f"cannot reach the Ray cluster at {address}: {why}") from None
 
 
+def join_failure(address: str, exc: BaseException, environ: Mapping[str, str] = os.environ) -> str:
+    """Why joining a reachable cluster failed, in one line. A cluster started by `ray start`
+    (Ray 2.59 and later) asks every client for its token, and a client without
+    RAY_AUTH_MODE=token only sees a failed connection: say so, since that is the likely cause."""
+    line = f"cannot join the Ray cluster at {address}: {first_line(exc)}"
+    if environ.get("RAY_AUTH_MODE", "").strip().lower() != "token":
+        line += ("; if the cluster was started with `ray start`, it asks for its token: set RAY_AUTH_MODE=token "
+                 "here, with the token in RAY_AUTH_TOKEN or the head's ~/.ray/auth_token (docs/scale-out.md)")
+    return line
+
+
 class RayEngine:
     name = "ray"
 
@@ -111,7 +122,7 @@ class RayEngine:
                 try:
                     ray.init(address=address, log_to_driver=False)
                 except Exception as exc:  # noqa: BLE001 - reachable but not a Ray cluster, or refused us
-                    raise EngineError(f"cannot join the Ray cluster at {address}: {first_line(exc)}") from None
+                    raise EngineError(join_failure(address, exc)) from None
             else:
                 ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
                 self._owned = True
