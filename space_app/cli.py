@@ -218,7 +218,7 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
     """A tournament with a target: looks printed as they come, then why it stopped, the
     seating and the leaderboard."""
     from .engines.progress import BatchBar
-    from .prices import parse_prices
+    from .sequential import METHOD
     from .store import shown_url
     from .tournament_stop import TournamentRule, stopping_tournament
 
@@ -226,9 +226,7 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
     rule = TournamentRule(budget, separate=tuple(args.until_separated) if args.until_separated else None,
                           half_width=args.until_interval, every=args.look_every, max_tokens=args.max_tokens,
                           max_cost=args.max_cost)
-    prices = parse_prices(os.environ.get("ARENA_PRICES"))
-    if args.max_cost and not prices:
-        raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
+    prices = _prices(args)
     say(rule.describe())
     pair = rule.separate
 
@@ -263,7 +261,7 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
     if final is not None and final.agents:
         say(render([{"agent": a, "deals": k.deals, "win rate": f"{k.mean:.3f}", "interval": f"[{k.low:.3f}, "
                      f"{k.high:.3f}]"} for a, k in final.agents.items()], ["agent", "deals", "win rate", "interval"]))
-        say(f"win rate: the agent's mean win over its seats per deal; {METHOD_NOTE}")
+        say(f"win rate: the agent's mean win over its seats per deal; {METHOD}")
     before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
     say(f"{len(result.outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
         f"store: {shown_url(arena.store.url)}" + (f"; engine: ray, {engine.workers} workers" if engine else ""))
@@ -272,7 +270,14 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
     return 0 if not failed else 1
 
 
-METHOD_NOTE = "interval: anytime-valid 95% (look k at level 1 − α/(k(k+1))), kept at a data-dependent stop"
+def _prices(args: argparse.Namespace) -> Any:
+    """The operator's price table (ARENA_PRICES); `--max-cost` without one is refused."""
+    from .prices import parse_prices
+
+    prices = parse_prices(os.environ.get("ARENA_PRICES"))
+    if args.max_cost and not prices:
+        raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
+    return prices
 
 
 def print_seating(seating: Any) -> None:
@@ -294,7 +299,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace, engine: Any) -> int:
     from .compare import INTERVAL, TEST, compare
     from .engines.progress import BatchBar
-    from .prices import parse_prices
     from .sequential import StopRule
     from .store import shown_url
 
@@ -302,9 +306,7 @@ def _compare(args: argparse.Namespace, engine: Any) -> int:
     if args.until_separated or args.until_interval is not None or args.max_tokens or args.max_cost:
         stop = StopRule(separated=args.until_separated, half_width=args.until_interval, every=args.look_every,
                         max_tokens=args.max_tokens, max_cost=args.max_cost)
-    prices = parse_prices(os.environ.get("ARENA_PRICES"))
-    if args.max_cost and not prices:
-        raise ValueError("--max-cost needs a price table: set ARENA_PRICES (see docs/methodology.md)")
+    prices = _prices(args)
     deals = 100 if args.deals is None else args.deals
     if args.max_games is not None:  # a budget in matches: two per deal
         if args.max_games < 2:

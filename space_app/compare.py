@@ -39,7 +39,7 @@ from .core import get_game
 from .engines import Tracker
 from .prices import Price
 from .seating import SEED_RANGE
-from .sequential import METHOD, Look, StopRule, expected_half_width, look_at, verdict
+from .sequential import METHOD, Look, StopRule, affordable, expected_half_width, look_at, verdict
 from .sequential import TEST as SEQUENTIAL_TEST
 from .service import Arena, MatchPlan
 from .stats import mean_interval, sign_test
@@ -246,7 +246,7 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
             seen = look_at(result.diffs, len(result.looks) + 1, -1.0, 1.0)
             result.looks.append(seen)
             if result.expected is None:  # the first look is the pilot
-                result.affordable = _affordable(deals, done, stop, result.spent)
+                result.affordable = affordable(deals, done, stop, result.spent)
                 result.expected = expected_half_width(result.diffs, result.affordable, stop, -1.0, 1.0)
             why = verdict(seen, stop)
             if why:
@@ -263,18 +263,6 @@ async def compare(arena: Arena, a: str, b: str, game: str = "spy", deals: int = 
     else:
         result.stopped = "budget spent: every deal played"
     return result
-
-
-def _affordable(deals: int, done: int, stop: StopRule, used: dict[str, Any] | None) -> int:
-    """The deals the budget is expected to pay for, at the pilot's spend per deal."""
-    out = deals
-    if used is not None and done:
-        per_deal = used["tokens"] / done
-        if stop.max_tokens is not None and per_deal > 0:
-            out = min(out, max(done, int(stop.max_tokens / per_deal)))
-        if stop.max_cost is not None and used["cost_usd"]:
-            out = min(out, max(done, int(stop.max_cost / (used["cost_usd"] / done))))
-    return out
 
 
 def _value(record: dict[str, Any], measure: str) -> float:

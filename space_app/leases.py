@@ -119,10 +119,7 @@ class Leases:
         now = time.time()
         with self.store._write_lock, self.store.engine.begin() as conn:
             self.serialise(conn)
-            running = self._live(conn, MATCH, now)
-            if running >= total:
-                raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
-                             "arena_full", total=running)
+            self._check_room(conn, now, total, refuse)
             mine = self._live(conn, MATCH, now, visitor)
             if mine >= per_visitor:
                 raise refuse(f"You already have {mine} matches running (limit {per_visitor}); "
@@ -142,12 +139,16 @@ class Leases:
             if calls >= limit:
                 raise refuse(f"You already have {calls} comparisons, studies or benchmarks running "
                              f"(limit {limit}); wait for one to finish.", "your_batches", running=calls, limit=limit)
-            running = self._live(conn, MATCH, now)
-            if running >= total:
-                raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
-                             "arena_full", total=running)
+            self._check_room(conn, now, total, refuse)
             self._insert(conn, key, visitor, CALL, now)
         self.start()
+
+    def _check_room(self, conn: Any, now: float, total: int, refuse: Callable[..., Exception]) -> None:
+        """`refuse`d when the arena runs `total` matches already, on every replica together."""
+        running = self._live(conn, MATCH, now)
+        if running >= total:
+            raise refuse(f"The arena is running {running} matches, its limit; try again in a minute.",
+                         "arena_full", total=running)
 
     def _live(self, conn: Any, capped: int, now: float, visitor: str | None = None) -> int:
         live = (self.table.c.capped == capped) & (self.table.c.expires_at >= now)

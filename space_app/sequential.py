@@ -34,8 +34,9 @@ when it does is a false one with chance at most α.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 ALPHA = 0.05
 TEST = ("sequential sign test: uniform-mixture likelihood ratio of the untied deals against an even split, "
@@ -162,6 +163,20 @@ def verdict(seen: Look, rule: StopRule, alpha: float = ALPHA) -> str | None:
     return None
 
 
+def affordable(budget: int, done: int, rule: StopRule, used: Mapping[str, Any] | None) -> int:
+    """How many units (deals, matches) the budget is expected to pay for: `budget` at most,
+    fewer when the token or cost budget runs out first at the pilot's spend per unit (`used`:
+    the tokens and US dollars the first `done` units took); never fewer than `done`."""
+    out = budget
+    if used is not None and done:
+        per_unit = used["tokens"] / done
+        if rule.max_tokens is not None and per_unit > 0:
+            out = min(out, max(done, int(rule.max_tokens / per_unit)))
+        if rule.max_cost is not None and used["cost_usd"]:
+            out = min(out, max(done, int(rule.max_cost / (used["cost_usd"] / done))))
+    return out
+
+
 def expected_half_width(pilot: Sequence[float], deals: int, rule: StopRule, low: float, high: float,
                         alpha: float = ALPHA) -> float:
     """The half-width the interval is expected to have after `deals` deals, if the deals to
@@ -173,5 +188,5 @@ def expected_half_width(pilot: Sequence[float], deals: int, rule: StopRule, low:
     return half_width(grown, looks, low, high, alpha)
 
 
-__all__ = ["ALPHA", "METHOD", "TEST", "Look", "StopRule", "expected_half_width", "half_width", "log_sign_evidence",
-           "look_alpha", "look_at", "verdict"]
+__all__ = ["ALPHA", "METHOD", "TEST", "Look", "StopRule", "affordable", "expected_half_width", "half_width",
+           "log_sign_evidence", "look_alpha", "look_at", "verdict"]

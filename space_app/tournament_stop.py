@@ -42,7 +42,7 @@ from .core import get_game
 from .engines import Tracker
 from .prices import Price
 from .seating import SEED_RANGE, SeatingCounts, Slot, count_seating, rotation
-from .sequential import ALPHA, METHOD, TEST, Look, StopRule, expected_half_width, look_at, verdict
+from .sequential import ALPHA, METHOD, TEST, Look, StopRule, affordable, expected_half_width, look_at, verdict
 from .service import Arena, MatchOutcome, MatchPlan
 
 PLACE = "tournament"  # the first part of a match's place in its plan id
@@ -341,14 +341,8 @@ def _expect(result: StoppedTournament, rule: TournamentRule, stop: StopRule) -> 
     done_deals, done_matches = len(result.blocks), result.matches
     if not done_deals or not done_matches:
         return
-    affordable = rule.max_games
-    if result.spent is not None:
-        per_match = result.spent["tokens"] / done_matches
-        if rule.max_tokens is not None and per_match > 0:
-            affordable = min(affordable, int(rule.max_tokens / per_match))
-        if rule.max_cost is not None and result.spent["cost_usd"]:
-            affordable = min(affordable, int(rule.max_cost / (result.spent["cost_usd"] / done_matches)))
-    deals = max(done_deals, affordable * done_deals // done_matches)
+    matches = affordable(rule.max_games, done_matches, stop, result.spent)
+    deals = max(done_deals, matches * done_deals // done_matches)
     result.expected_deals = deals
     if rule.separate is not None:
         if result.diffs:

@@ -55,9 +55,6 @@ class _Worker:
     async def pid(self) -> int:
         return os.getpid()
 
-    async def cpu_seconds(self) -> float:
-        return time.process_time()
-
     async def usage(self) -> dict[str, Any]:
         """This worker's process, its CPU seconds so far (all its threads) and the local models it
         has loaded (the embedded model's loader counts them; none if it was never imported)."""
@@ -158,7 +155,7 @@ class RayEngine:
                 why = f"the workers could not start: {_cause(exc)}"
                 return [self._end(Done(i, None, why), on_end) for i in range(len(items))]
             self.startup_seconds = time.perf_counter() - started
-            self.startup_cpu_seconds = await self._cpu(actors)
+            self.startup_cpu_seconds = _cpu(await self._usage(actors))
             load = [0] * len(actors)
             queue = list(range(len(items)))[::-1]
             flying: dict[asyncio.Future, tuple[int, int]] = {}
@@ -177,8 +174,8 @@ class RayEngine:
                     exc = fut.exception()
                     done = Done(index, fut.result()) if exc is None else Done(index, None, _cause(exc))
                     results[index] = self._end(done, on_end)
-            self.worker_cpu_seconds = await self._cpu(actors)
             self.worker_usage = await self._usage(actors)
+            self.worker_cpu_seconds = _cpu(self.worker_usage)
         finally:
             for a in actors:
                 ray.kill(a, no_restart=True)
@@ -190,12 +187,6 @@ class RayEngine:
             on_end(done)
         return done
 
-    async def _cpu(self, actors: list[Any]) -> float:
-        try:
-            return float(sum(await asyncio.gather(*(_awaited(a.cpu_seconds.remote()) for a in actors))))
-        except Exception:  # noqa: BLE001 - a figure for benchmarks only
-            return 0.0
-
     async def _usage(self, actors: list[Any]) -> list[dict[str, Any]]:
         try:
             return list(await asyncio.gather(*(_awaited(a.usage.remote()) for a in actors)))
@@ -205,6 +196,11 @@ class RayEngine:
     def close(self) -> None:
         if self._owned and self._ray.is_initialized():
             self._ray.shutdown()
+
+
+def _cpu(usage: list[dict[str, Any]]) -> float:
+    """The workers' CPU seconds so far, together (0 when they could not be read)."""
+    return float(sum(u["cpu_seconds"] for u in usage))
 
 
 def _awaited(ref: Any) -> asyncio.Future:
