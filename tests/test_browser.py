@@ -779,10 +779,22 @@ def choose(page: Any, selector: str, name: str) -> None:
     expect(page.locator(f"{selector} input")).to_have_value(name)
 
 
-@pytest.mark.parametrize(("game", "title", "players", "phone_width"), [
-    ("spy", "Who is the Spy", 4, True), ("avalon", "Avalon", 5, False), ("mystery", "Murder mystery", 4, False)])
-def test_a_person_replying_at_full_speed_answers_each_question_once(browser, arena_url, game, title, players,
-                                                                    phone_width):
+def choose_game(page: Any, game_id: str) -> None:
+    """Pick a game on the Play tab and wait until its own seats are drawn: the page redraws
+    the table when the game's update lands, so a table size typed before that is replaced."""
+    from playwright.sync_api import expect
+
+    from space_app.core import get_game
+
+    spec = get_game(game_id)
+    choose(page, "#play-game", spec.title)
+    expect(page.locator("#seat-0 input")).to_have_value(spec.house.demo[0])
+    expect(page.locator("#play-players input[type=number]")).to_have_value(str(spec.facts.default_players))
+
+
+@pytest.mark.parametrize(("game", "players", "phone_width"), [
+    ("spy", 4, True), ("avalon", 5, False), ("mystery", 4, False)])
+def test_a_person_replying_at_full_speed_answers_each_question_once(browser, arena_url, game, players, phone_width):
     """A person takes a seat and replies to every question the moment the page shows it,
     sends a second statement right after each first one (as a double send, or typing on
     under a question just answered), and answers a question again whenever the page draws
@@ -800,7 +812,7 @@ def test_a_person_replying_at_full_speed_answers_each_question_once(browser, are
     try:
         page.goto(arena_url, wait_until="domcontentloaded")
         if game != "spy":
-            choose(page, "#play-game", title)
+            choose_game(page, game)
         number = page.locator("#play-players input[type=number]")
         number.fill(str(players))
         number.press("Enter")
@@ -968,8 +980,7 @@ def test_a_seats_replay_shows_its_script_or_role_card_beside_the_game(browser, a
             expect(papers).to_contain_text(told[-120:])
         panel = " ".join(papers.inner_text().split())
         assert not [t for t in theirs if " ".join(t[:120].split()) in panel]
-        title = "Your script:" if game == "mystery" else "Your role card: Merlin"
-        expect(papers).to_contain_text(title)
+        expect(papers).to_contain_text("Your script:" if game == "mystery" else "Your role card: Merlin")
         if game == "avalon":
             expect(papers).to_contain_text("You see these players as evil")
         transcript = page.locator("#replay-transcript")
@@ -1021,9 +1032,7 @@ def test_a_person_plays_werewolf_a_night_and_a_day_then_replays_it(browser, aren
     page = context.new_page()
     try:
         page.goto(arena_url, wait_until="domcontentloaded")
-        choose(page, "#play-game", "Werewolf")
-        # the game's own seats are drawn before the table is resized (a resize sends the seats)
-        expect(page.locator("#seat-0 input")).to_have_value(spec.house.demo[0])
+        choose_game(page, "werewolf")  # its own seats are drawn before the table is resized
         number = page.locator("#play-players input[type=number]")
         number.fill(str(players))
         number.press("Enter")
