@@ -761,6 +761,18 @@ DEALS_HELP = ("a JSON list of fixed deals, each validated before any match is pl
               "mystery: the character of each seat; see docs/deals.md)")
 
 
+def add_budget_args(p: argparse.ArgumentParser, when: str, whose: str, checked: str, look_every: int) -> None:
+    """The token and cost budgets of a run that may stop early, and how often it looks
+    (tournament and compare)."""
+    p.add_argument("--max-tokens", type=float, default=None, metavar="N",
+                   help=f"{when}stop once {whose} have used N tokens (every seat, as the agents report them; "
+                        f"checked {checked})")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help=f"{when}stop once they have cost USD, priced by ARENA_PRICES (checked {checked})")
+    p.add_argument("--look-every", type=int, default=look_every, metavar="N",
+                   help=f"{when or 'with a stopping rule: '}look after every N deals (default {look_every})")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line, shown from the games' index (no game is imported). The options
     of `import-muma-tom` are added when `argv` names it, or when no `argv` is given (every
@@ -812,12 +824,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     t.add_argument("--max-games", type=int, default=None, metavar="N",
                    help="with a target: the most matches it may play (default --games, else 100; whole deals "
                         "only, never more than N)")
-    t.add_argument("--max-tokens", type=float, default=None, metavar="N",
-                   help="with a target: stop once its matches have used N tokens (checked after each look)")
-    t.add_argument("--max-cost", type=float, default=None, metavar="USD",
-                   help="with a target: stop once they have cost USD, priced by ARENA_PRICES")
-    t.add_argument("--look-every", type=int, default=10, metavar="N",
-                   help="with a target: look after every N deals (default 10)")
+    add_budget_args(t, "with a target: ", "its matches", "after each look", look_every=10)
     add_engine_args(t)
     t.set_defaults(func=cmd_tournament)
 
@@ -836,13 +843,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         "claiming no difference); see docs/methodology.md")
     c.add_argument("--until-interval", type=float, default=None, metavar="HALF_WIDTH",
                    help="stop as soon as that interval's half-width is at most HALF_WIDTH (e.g. 0.05)")
-    c.add_argument("--max-tokens", type=float, default=None, metavar="N",
-                   help="stop once the comparison's matches have used N tokens (every seat, as the agents report "
-                        "them; checked after each batch)")
-    c.add_argument("--max-cost", type=float, default=None, metavar="USD",
-                   help="stop once they have cost USD, priced by ARENA_PRICES (checked after each batch)")
-    c.add_argument("--look-every", type=int, default=20, metavar="N",
-                   help="with a stopping rule: look after every N deals (default 20)")
+    add_budget_args(c, "", "the comparison's matches", "after each batch", look_every=20)
     c.add_argument("--opponents", default=None, metavar="SPEC,...",
                    help="agents for the other seats, turned over them deal by deal "
                         "(default: the game's first random-fill house agent)")
