@@ -76,9 +76,14 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_setting_args(p: argparse.ArgumentParser, faces: list[GameFace]) -> None:
-    p.add_argument("--language", choices=["en", "zh"])
+    languages = sorted({lang for face in faces for lang in face.languages})
+    p.add_argument("--language", choices=languages or None,
+                   help="the language of the game (each game is played in its own: "
+                        + "; ".join(f"{face.id}: {', '.join(face.languages)}" for face in faces) + ")")
+    probed = [face.id for face in faces if face.probes]
     p.add_argument("--probes", action="store_true", help="ask every seat belief probes at the game's moments, "
-                   "in private (who is the spy, evil, the murderer, a wolf); see `probes` and docs/methodology.md")
+                   f"in private (games with probes: {', '.join(probed) or 'none'}); see `probes` and "
+                   "docs/methodology.md")
     seen: set[str] = set()
     for face in faces:
         for key, text in face.shorthands:

@@ -1,6 +1,7 @@
 """What the command line shows of each game without importing it (its id, its own commands, its
-setting options and its studies) and the names of the paper-shaped reports (`report NAME`), kept
-in `cli_index.json` beside this module, so that the CLI's parser and every `--help` load no game.
+setting options, its studies, its languages and whether it asks belief probes) and the names of
+the paper-shaped reports (`report NAME`), kept in `cli_index.json` beside this module, so that the
+CLI's parser and every `--help` load no game.
 
 Importing the four game folders (event models, script catalogues, drawings) costs most of a
 second; a command loads them only when it runs one. The specs stay the truth: the file is
@@ -31,16 +32,20 @@ class GameFace(NamedTuple):
     shorthands: tuple[tuple[str, str], ...] = ()  # (setting key, help) of --KEY VALUE options, e.g. --pair
     setting_files: tuple[str, ...] = ()  # setting keys read from a file (--KEY FILE), e.g. --pairs
     studies: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()  # the languages it is played in, e.g. ("en", "zh")
+    probes: bool = False  # whether it asks belief probes (`--probes`)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "commands": dict(self.commands), "shorthands": dict(self.shorthands),
-                "setting_files": list(self.setting_files), "studies": list(self.studies)}
+                "setting_files": list(self.setting_files), "studies": list(self.studies),
+                "languages": list(self.languages), "probes": self.probes}
 
     @classmethod
     def from_json(cls, item: dict[str, Any]) -> GameFace:
         return cls(id=str(item["id"]), commands=tuple(item.get("commands", {}).items()),
                    shorthands=tuple(item.get("shorthands", {}).items()),
-                   setting_files=tuple(item.get("setting_files", ())), studies=tuple(item.get("studies", ())))
+                   setting_files=tuple(item.get("setting_files", ())), studies=tuple(item.get("studies", ())),
+                   languages=tuple(item.get("languages", ())), probes=bool(item.get("probes", False)))
 
 
 def game_folders() -> set[str]:
@@ -55,7 +60,8 @@ def from_specs() -> list[GameFace]:
     return [GameFace(id=spec.id,
                      commands=tuple((name, text) for name, (text, _) in spec.extras.commands.items()),
                      shorthands=tuple((key, text) for key, (text, _) in spec.rules.setting_shorthands.items()),
-                     setting_files=tuple(spec.rules.setting_files), studies=tuple(spec.extras.studies))
+                     setting_files=tuple(spec.rules.setting_files), studies=tuple(spec.extras.studies),
+                     languages=tuple(spec.rules.languages), probes=spec.rules.probes is not None)
             for spec in GAMES.values()]
 
 

@@ -70,3 +70,26 @@ def test_a_command_the_index_names_but_no_game_declares_is_refused_plainly(monke
     with pytest.raises(SystemExit, match="no game has a command 'retired-command'.*python -m space_app.cli_index"):
         cli.main(["retired-command"])
 
+
+
+def test_the_language_and_probe_options_come_from_the_games(monkeypatch):
+    """`--language` offers the languages the games are played in, and `--probes` names the games
+    that ask them: a game played in a new language, or without probes, changes its own spec only."""
+    from space_app.core import GAMES
+
+    parser = cli.build_parser(["match", "spy"])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    match = sub.choices["match"]
+    language = next(a for a in match._actions if a.dest == "language")  # noqa: SLF001
+    assert sorted(language.choices) == sorted({lang for spec in GAMES.values() for lang in spec.rules.languages})
+    probes = next(a for a in match._actions if a.dest == "probes")  # noqa: SLF001
+    for spec in GAMES.values():
+        assert (spec.id in probes.help) == (spec.rules.probes is not None)
+
+    faces = [GameFace(id="spy", languages=("en", "zh"), probes=True), GameFace(id="newgame", languages=("en", "fr"))]
+    monkeypatch.setattr(cli, "game_faces", lambda: faces)
+    parser = cli.build_parser(["match", "newgame"])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    match = sub.choices["match"]
+    assert sorted(next(a for a in match._actions if a.dest == "language").choices) == ["en", "fr", "zh"]  # noqa: SLF001
+    assert "games with probes: spy)" in next(a for a in match._actions if a.dest == "probes").help  # noqa: SLF001
