@@ -8,7 +8,7 @@ if not os.environ.get("SPACE_ID"):
     # where sign-in lookups and the records dataset live, so it must stay reachable
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from space_app.config import listen_address  # noqa: E402
+from space_app.config import ConfigError, listen_address  # noqa: E402
 from space_app.heap import settle_heap  # noqa: E402
 from space_app.main import create_arena  # noqa: E402
 from space_app.signed_records import RecordsKeyError  # noqa: E402
@@ -16,8 +16,8 @@ from space_app.store import StoreError  # noqa: E402
 
 try:
     demo, launch_kwargs = create_arena()
-except (StoreError, RecordsKeyError) as exc:  # an unreachable database, a newer store, an unusable
-    # records key: one line, no traceback
+except (StoreError, RecordsKeyError, ConfigError) as exc:  # an unreachable database, a newer store, an
+    # unusable records key or setting: one line, no traceback
     raise SystemExit(f"error: {exc}") from None
 settle_heap()  # full collections walk only what serving creates (the loop stalls while they run)
 

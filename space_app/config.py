@@ -14,6 +14,10 @@ from .prices import Price, parse_prices
 from .seat_health import DEFAULT_FAILING_AFTER
 
 
+class ConfigError(ValueError):
+    """An arena setting that cannot be used; the app stops with its one line."""
+
+
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
@@ -92,6 +96,8 @@ class ArenaConfig(BaseModel):
     trust_unsigned_records: bool = Field(default=False, description="adopt unsigned dataset lines (written before "
                                          "lines were signed) at this start, and sign them again")
     demo_matches: int = 3  # house-agent matches played at first start so the tabs are not empty
+    front_game: str = Field(default="spy", description="ARENA_FRONT_GAME: the game the Play and Leaderboard "
+                            "tabs open on (a registered game id)")
     prices: dict[str, Price] = Field(default_factory=dict, description="ARENA_PRICES: USD per 1M input/output "
                                      "tokens by model name, for cost estimates (space_app/prices.py)")
 
@@ -130,5 +136,6 @@ class ArenaConfig(BaseModel):
             records_key=os.environ.get("ARENA_RECORDS_KEY") or None,
             trust_unsigned_records=_env_bool("ARENA_TRUST_UNSIGNED_RECORDS", False),
             demo_matches=int(os.environ.get("ARENA_DEMO_MATCHES", "3")),
+            front_game=os.environ.get("ARENA_FRONT_GAME", "").strip() or "spy",
             prices=parse_prices(os.environ.get("ARENA_PRICES")),
         )

@@ -13,6 +13,7 @@ from .signin import Lookup, SignIn
 from .store import Store
 from .sync import sync_for
 from .ui.app import build_app, launch_kwargs
+from .ui.common import front_game
 from .ui.sessions import Sessions
 
 
@@ -21,6 +22,7 @@ def create_arena(config: ArenaConfig | None = None, *, hf_api: Any = None, fs: A
     """`hf_api`/`fs` replace the Hub client and file system of the dataset sync, `whoami` the
     sign-in lookup of a bearer token (tests)."""
     config = config or ArenaConfig.from_env()
+    front_game(config)  # an unknown game stops the start before the store is touched
     store = Store(config.db)
     sync = sync_for(store, config, hf_api=hf_api, fs=fs)  # restores before the demo matches
     api = ArenaAPI(config, store, sync=sync)

@@ -6,7 +6,8 @@ import datetime as dt
 
 import gradio as gr
 
-from ..core import GAMES
+from ..config import ArenaConfig, ConfigError
+from ..core import GAMES, GameSpec, get_game
 
 CSS = """
 .da-hidden {display: none !important;}
@@ -104,3 +105,10 @@ def when(ts: float | None) -> str:
 def game_choices(language: str) -> list[tuple[str, str]]:
     """Every game for a dropdown: its title in the page's language, its id."""
     return [(g.facts.title_in(language), g.id) for g in GAMES.values()]
+
+
+def front_game(config: ArenaConfig) -> GameSpec:
+    """The game the Play and Leaderboard tabs open on (`ARENA_FRONT_GAME`)."""
+    if config.front_game not in GAMES:
+        raise ConfigError(f"ARENA_FRONT_GAME: no game {config.front_game!r}; the games are {', '.join(GAMES)}")
+    return get_game(config.front_game)

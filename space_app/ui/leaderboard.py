@@ -25,10 +25,8 @@ from ..sources import DEFAULT_KINDS, DEMO, KINDS, kind_of
 from ..standings import from_row
 from ..tables import figure
 from .charts import bars, lines
-from .common import game_choices, visitor_of
+from .common import front_game, game_choices, visitor_of
 from .i18n import Interface, normal, refusal, text
-
-DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 
 
 def leaderboard_frame(spec: GameSpec, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -292,7 +290,7 @@ def game_widgets(spec: GameSpec, visible: bool, words: Interface) -> GameWidgets
 
 
 def build_leaderboard_tab(api: ArenaAPI, words: Interface, language: gr.Radio) -> dict[str, Any]:
-    default = get_game(DEFAULT_GAME)
+    default = front_game(api.config)
     with gr.Row():
         game = words(gr.Dropdown(choices=game_choices("en"), value=default.id, elem_id="leaderboard-game",
                                  label=text("en", "play.game")), label="play.game", choices=game_choices)

@@ -25,9 +25,9 @@ from ..runner import SeatAgent
 from ..safe_text import clean_name, markdown_text
 from ..sources import HUMAN, VISITOR
 from .calls_view import seat_calls_html
-from .common import game_choices, signed_in, visitor_of
+from .common import front_game, game_choices, signed_in, visitor_of
 from .documents import documents_html
-from .i18n import LANGUAGES, Interface, language_choices, normal, refusal, text
+from .i18n import LANGUAGES, Interface, normal, refusal, text
 from .media import image_resolver
 from .replay import game_result, transcript_html, visible
 
@@ -153,7 +153,6 @@ def display_name(request: gr.Request | None, nickname: str) -> str:
 MAX_SEATS = max(spec.facts.max_players for spec in GAMES.values())  # seat slots on the page: the largest table
 MAX_CHOICES = MAX_SEATS + 1  # vote buttons: every other seat, and abstain
 NAME_LIMIT = 24
-DEFAULT_GAME = "spy" if "spy" in GAMES else next(iter(GAMES))
 WATCH_ONLY = "(watch only)"
 YOU = "(you)"  # the seat dropdown's value where the person sits
 SEATS_QUEUE: dict[str, Any] = {"concurrency_id": "play-seats", "concurrency_limit": 1}  # see build_play_tab
@@ -263,18 +262,33 @@ def agent_label(agent: dict[str, Any]) -> str:
     return f"{clean_name(agent.get('name') or agent['id'], 40)} · {clean_name(owner, 40)}"
 
 
+def game_language_choices(spec: GameSpec) -> list[tuple[str, str]]:
+    """The languages a game is played in that the page speaks, as (label, code)."""
+    return [(LANGUAGES[code], code) for code in spec.rules.languages if code in LANGUAGES]
+
+
 def game_languages(spec: GameSpec, lang: str) -> Any:
     """The language control for a game: the languages it is played in."""
-    choices = [(LANGUAGES[code], code) for code in spec.rules.languages if code in LANGUAGES]
-    return gr.update(choices=choices, value=lang)
+    return gr.update(choices=game_language_choices(spec), value=lang)
 
 
 def my_seat_choices(lang: str, names: list[str]) -> list[tuple[str, str]]:
     return [(text(lang, "play.watch_only"), WATCH_ONLY), *((name, name) for name in names)]
 
 
+def my_seat_update(lang: str, names: list[str], mine: str | None) -> Any:
+    """The 'take a seat' control for a redrawn table. A seat the page sent that is still at the
+    table is left as the page has it: the person may have taken another seat while this update
+    was on its way, and a value sent back would undo that choice (its own update comes after
+    this one and checks it). Only a seat that left the table is set back to watching."""
+    choices = my_seat_choices(lang, names)
+    if mine == WATCH_ONLY or mine in names:
+        return gr.update(choices=choices)
+    return gr.update(choices=choices, value=WATCH_ONLY)
+
+
 def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Interface) -> dict[str, Any]:
-    default = get_game(DEFAULT_GAME)
+    default = front_game(api.config)
     default_names = default.facts.seat_names(default.facts.default_players)
     # two columns on a desktop; on a phone the game column comes first (CSS order, common.CSS)
     with gr.Row(elem_id="play-layout"):
@@ -285,8 +299,9 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                                      elem_id="play-game"), label="play.game", choices=game_choices)
             with gr.Row():
                 # the game's language, and so the page's (every tab re-words itself, see app.py)
-                language = words(gr.Radio(language_choices(), value="en", label=text("en", "play.language"),
-                                          elem_id="play-language"), label="play.language")
+                language = words(gr.Radio(game_language_choices(default), value=default.rules.languages[0],
+                                          label=text("en", "play.language"), elem_id="play-language"),
+                                 label="play.language")
                 seed = words(gr.Textbox(value="", label=text("en", "play.seed"), max_length=12,
                                         placeholder=text("en", "play.seed_placeholder")),
                              label="play.seed", placeholder="play.seed_placeholder")
@@ -341,44 +356,46 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
             result = gr.Markdown("", elem_id="play-result")
             my_calls = gr.HTML("", elem_id="play-my-calls")  # a person's own calls (theirs alone)
 
-    def reshape(game_id: str, n: float, lang: str, chosen: str | None, *current: str):
+    def reshape(game_id: str, n: float, lang: str, chosen: str | None, mine: str | None, *current: str):
         """The seats for `n` players; a picked choice (a murder script) that calls for another
-        count gives way to the default, which picks by count."""
+        count gives way to the default, which picks by count. The person's seat (`mine`, as
+        the page sent it) stays theirs while it is still at the table."""
         spec, lang = get_game(game_id), normal(lang)
         n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
         chosen = picked_choice(spec, lang, chosen)
         if chosen and spec.facts.players_by_default(table_settings(spec, lang, chosen)) != n:
             chosen = picked_choice(spec, lang, "")
         names = spec.facts.seat_names(n, table_settings(spec, lang, chosen))
+        kept = mine if mine in names else None
         return (gr.update(minimum=spec.facts.min_players, maximum=spec.facts.max_players, value=n),
-                gr.update(choices=my_seat_choices(lang, names), value=WATCH_ONLY),
-                *seat_updates(api, game_id, n, list(current), lang, picked=chosen), choice_update(spec, lang, chosen))
+                my_seat_update(lang, names, mine),
+                *seat_updates(api, game_id, n, list(current), lang, kept, chosen), choice_update(spec, lang, chosen))
 
-    def on_game(game_id: str, lang: str, *current: str):
+    def on_game(game_id: str, lang: str, mine: str | None, *current: str):
         """The game's seats, and its languages: a game played only in English switches the
         page to English (the control is the game's language)."""
         spec = get_game(game_id)
         lang = lang if lang in spec.rules.languages else spec.rules.languages[0]
         chosen = picked_choice(spec, lang, "")
         return (*reshape(game_id, spec.facts.players_by_default(table_settings(spec, lang, chosen)), lang, chosen,
-                         *current),
+                         mine, *current),
                 game_languages(spec, lang))
 
-    def on_choice(game_id: str, lang: str, chosen: str, *current: str):
+    def on_choice(game_id: str, lang: str, chosen: str, mine: str | None, *current: str):
         """A picked choice (a murder script) sets the player count it calls for and its seats."""
         spec, lang = get_game(game_id), normal(lang)
         n = spec.facts.players_by_default(table_settings(spec, lang, chosen))
-        return reshape(game_id, n, lang, chosen, *current)
+        return reshape(game_id, n, lang, chosen, mine, *current)
 
     shaped = [players, my_seat, *seat_dropdowns, picked]
     # every update of the seats runs in one queue, in the order the page sent them: the seat
     # refresh the page sends on load (with the first game) cannot land after the visitor's
     # choice of game and draw the first game's seats under it
-    game.change(on_game, [game, language, *seat_dropdowns], [*shaped, language], api_visibility="private",
+    game.change(on_game, [game, language, my_seat, *seat_dropdowns], [*shaped, language], api_visibility="private",
                 **SEATS_QUEUE)
-    players.release(reshape, [game, players, language, picked, *seat_dropdowns], shaped, api_visibility="private",
-                    **SEATS_QUEUE)
-    picked.select(on_choice, [game, language, picked, *seat_dropdowns], shaped, api_visibility="private",
+    players.release(reshape, [game, players, language, picked, my_seat, *seat_dropdowns], shaped,
+                    api_visibility="private", **SEATS_QUEUE)
+    picked.select(on_choice, [game, language, picked, my_seat, *seat_dropdowns], shaped, api_visibility="private",
                   **SEATS_QUEUE)
 
     def reword_seats(game_id: str, n: float, lang: str, mine: str, chosen: str | None, *current: str):
@@ -391,18 +408,25 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         if spec.facts.players_for is not None:
             n = spec.facts.players_by_default(settings)
         names = spec.facts.seat_names(int(n), settings)
-        mine = mine if mine in names else WATCH_ONLY
-        return (gr.update(value=n), gr.update(choices=my_seat_choices(lang, names), value=mine),
-                *seat_updates(api, game_id, n, list(current), lang, mine, chosen), choice_update(spec, lang, chosen))
+        return (gr.update(value=n), my_seat_update(lang, names, mine),
+                *seat_updates(api, game_id, n, list(current), lang, mine if mine in names else None, chosen),
+                choice_update(spec, lang, chosen))
 
     language.change(reword_seats, [game, players, language, my_seat, picked, *seat_dropdowns],
                     [players, my_seat, *seat_dropdowns, picked], api_visibility="private", **SEATS_QUEUE)
 
     def take_seat(game_id: str, n: float, lang: str, mine: str, chosen: str | None, *current: str):
-        """'you' in the seat the person takes; the seat they leave offers agents again."""
-        return seat_updates(api, game_id, n, list(current), normal(lang), mine, chosen)
+        """'you' in the seat the person takes; the seat they leave offers agents again. A seat
+        taken from a table redrawn since (a smaller one, another game's) is given up: the
+        control says 'watch only' rather than seat nobody."""
+        spec, lang = get_game(game_id), normal(lang)
+        n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
+        names = spec.facts.seat_names(n, table_settings(spec, lang, chosen))  # as Start reads them
+        seated = mine in names
+        return (*seat_updates(api, game_id, n, list(current), lang, mine if seated else None, chosen),
+                gr.skip() if seated or mine == WATCH_ONLY else gr.update(value=WATCH_ONLY))
 
-    my_seat.input(take_seat, [game, players, language, my_seat, picked, *seat_dropdowns], seat_dropdowns,
+    my_seat.input(take_seat, [game, players, language, my_seat, picked, *seat_dropdowns], [*seat_dropdowns, my_seat],
                   api_visibility="private", **SEATS_QUEUE)
 
     def frame(head: str, html_transcript: str, asked: str = "", outcome: str = "", person: bool = False,
@@ -585,11 +609,11 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
                      api_visibility="private")
     prompt.change(None, None, None, js=SHOW_QUESTION_JS)
 
-    def refresh(game_id: str, n: float, lang: str, chosen: str | None, *current: str):
+    def refresh(game_id: str, n: float, lang: str, chosen: str | None, mine: str | None, *current: str):
         """Newly registered agents appear in the dropdowns (those that play this game), their
-        ids known to the page for hovering."""
-        return *seat_updates(api, game_id, n, list(current), normal(lang), picked=chosen), agent_ids_html(api)
+        ids known to the page for hovering; the person's seat still shows 'you'."""
+        return *seat_updates(api, game_id, n, list(current), normal(lang), mine, chosen), agent_ids_html(api)
 
     return {"status": status, "refresh": refresh, "refresh_queue": SEATS_QUEUE,
-            "refresh_inputs": [game, players, language, picked, *seat_dropdowns],
+            "refresh_inputs": [game, players, language, picked, my_seat, *seat_dropdowns],
             "refresh_outputs": [*seat_dropdowns, agent_ids], "language": language}
