@@ -43,6 +43,17 @@ class OwnStreamRandom(RandomAgent):
         return ", ".join(self.stream.sample(obs.options, obs.pick))
 
 
+TWINS = ("twin-a", "twin-b")
+
+
+def arena_with_twins(folder: str) -> Arena:
+    """An arena on a new store in `folder` whose catalogue holds the two equal agents `TWINS`."""
+    arena = Arena(Store(Path(folder) / "seq.db"))
+    for k, name in enumerate(TWINS):
+        arena.catalogue.add(name, OwnStreamRandom(name, k))
+    return arena
+
+
 def conclusion(summary: dict) -> str:
     """The fixed-size run's conclusion at 5%: its sign test, and its interval's side."""
     if summary["p_value"] >= 0.05:
@@ -58,9 +69,7 @@ def main() -> None:
     rule = StopRule(separated=True, every=20)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        arena = Arena(Store(Path(tmp) / "seq.db"))
-        for k, name in enumerate(("twin-a", "twin-b")):
-            arena.catalogue.add(name, OwnStreamRandom(name, k))
+        arena = arena_with_twins(tmp)
         for seed in range(args.seeds):
             started = time.perf_counter()
             seq = arena.run_in_own_loop(compare(arena, "house:heuristic", "house:random", "spy", args.budget,
@@ -72,7 +81,7 @@ def main() -> None:
             fixed_seconds = time.perf_counter() - started  # its deals past the sequential stop only
             # against the heuristic agent the random seat's vote decides some deals (against
             # random opponents it never does, and every pair would tie)
-            twins = arena.run_in_own_loop(compare(arena, "twin-a", "twin-b", "spy", args.budget, seed=seed,
+            twins = arena.run_in_own_loop(compare(arena, *TWINS, "spy", args.budget, seed=seed,
                                                   opponents=["house:heuristic"], stop=rule))
             s, f, t = seq.to_dict()["sequential"], fixed.summary(), twins.to_dict()["sequential"]
             rows.append({"seed": seed, "seq_deals": s["deals"], "seq_stop": s["stopped"],

@@ -24,10 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.sequential_compare import OwnStreamRandom  # noqa: E402
-from space_app.service import Arena  # noqa: E402
+from benchmarks.sequential_compare import TWINS, arena_with_twins  # noqa: E402
 from space_app.stats import sign_test  # noqa: E402
-from space_app.store import Store  # noqa: E402
 from space_app.tournament_stop import TournamentRule, stopping_tournament  # noqa: E402
 
 STRONG, WEAK = "house:heuristic", "house:random"
@@ -42,9 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        arena = Arena(Store(Path(tmp) / "seq.db"))
-        for k, name in enumerate(("twin-a", "twin-b")):
-            arena.catalogue.add(name, OwnStreamRandom(name, k))
+        arena = arena_with_twins(tmp)
         for seed in range(args.seeds):
             tag = f"bench:{seed}"
             started = time.perf_counter()
@@ -62,8 +58,7 @@ def main() -> None:
             p = sign_test(plus, minus)
             verdict = "no difference" if p >= 0.05 else (f"{STRONG} better" if plus > minus else f"{WEAK} better")
             twins = arena.run_in_own_loop(stopping_tournament(
-                arena, "spy", ["twin-a", "twin-b", STRONG],
-                TournamentRule(args.twin_budget, separate=("twin-a", "twin-b"), every=args.every),
+                arena, "spy", [*TWINS, STRONG], TournamentRule(args.twin_budget, separate=TWINS, every=args.every),
                 seed=seed, tag=f"twins:{seed}"))
             rows.append({"seed": seed, "seq": seq.matches, "seq_stop": seq.stopped, "seq_s": seq_seconds,
                          "fixed": fixed.matches, "fixed_verdict": verdict, "p": p, "fixed_extra_s": fixed_seconds,

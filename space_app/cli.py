@@ -189,7 +189,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace, engine: Any) -> int:
     from .engines.progress import BatchBar
-    from .store import shown_url
 
     settings = _settings(args)
     deals = _deals(args, settings)  # refused, naming the deal, before anything is played
@@ -209,11 +208,20 @@ def _tournament(args: argparse.Namespace, engine: Any) -> int:
             args.game, seats, games, seed=args.seed, concurrency=args.concurrency,
             settings=settings, tag=args.tag, players=args.players, role_specs=_role_specs(args.role),
             tracker=bar, deals=deals))
+    return _tournament_summary(args, engine, arena, outcomes, outcomes.seating, bar.skipped)
+
+
+def _tournament_summary(args: argparse.Namespace, engine: Any, arena: Any, outcomes: list[Any], seating: Any,
+                        skipped: int) -> int:
+    """A tournament's last lines: matches finished and failed, where they are stored, the
+    seating and the leaderboard; the exit code (1 when a match failed)."""
+    from .store import shown_url
+
     failed = [o for o in outcomes if o.status != "finished"]
-    before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
+    before = f" ({skipped} of them before this run)" if skipped else ""
     say(f"{len(outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
         f"store: {shown_url(arena.store.url)}" + (f"; engine: ray, {engine.workers} workers" if engine else ""))
-    print_seating(outcomes.seating)
+    print_seating(seating)
     print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
     return 0 if not failed else 1
 
@@ -224,7 +232,6 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
     seating and the leaderboard."""
     from .engines.progress import BatchBar
     from .sequential import METHOD
-    from .store import shown_url
     from .tournament_stop import TournamentRule, stopping_tournament
 
     budget = args.max_games if args.max_games is not None else (args.games if args.games is not None else 100)
@@ -258,7 +265,6 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
             arena, args.game, seats, rule, seed=args.seed, concurrency=args.concurrency, settings=settings,
             tag=args.tag, players=args.players, role_specs=_role_specs(args.role), tracker=bar, deals=deals,
             prices=prices, on_look=on_look))
-    failed = [o for o in result.outcomes if o.status != "finished"]
     say(f"stopped after {result.matches} of {budget} matches ({len(result.blocks)} deals): {result.stopped}")
     if pair is not None:
         say(result.to_dict()["test"])
@@ -267,12 +273,7 @@ def _stopping_tournament(args: argparse.Namespace, engine: Any, arena: Any, seat
         say(render([{"agent": a, "deals": k.deals, "win rate": f"{k.mean:.3f}", "interval": f"[{k.low:.3f}, "
                      f"{k.high:.3f}]"} for a, k in final.agents.items()], ["agent", "deals", "win rate", "interval"]))
         say(f"win rate: the agent's mean win over its seats per deal; {METHOD}")
-    before = f" ({bar.skipped} of them before this run)" if bar.skipped else ""
-    say(f"{len(result.outcomes) - len(failed)} matches finished{before}, {len(failed)} failed; "
-        f"store: {shown_url(arena.store.url)}" + (f"; engine: ray, {engine.workers} workers" if engine else ""))
-    print_seating(result.seating)
-    print_leaderboard(arena.store, args.game, args.tag, args.min_games, wide=args.wide)
-    return 0 if not failed else 1
+    return _tournament_summary(args, engine, arena, result.outcomes, result.seating, bar.skipped)
 
 
 def _prices(args: argparse.Namespace) -> Any:

@@ -183,13 +183,18 @@ def choice_update(spec: GameSpec, lang: str, picked: str | None = None) -> Any:
                      value=picked_choice(spec, lang, picked))
 
 
+def table_size(spec: GameSpec, players: float | None) -> int:
+    """The seats the page's player count gives: the game's default when empty, held to its limits."""
+    return max(spec.facts.min_players, min(int(players or spec.facts.default_players), spec.facts.max_players))
+
+
 def seat_updates(api: ArenaAPI, game_id: str, players: float, current: list[str] | None = None,
                  lang: str = "en", mine: str | None = None, picked: str | None = None) -> list[Any]:
     """The seat dropdowns for `players` seats of a game: its seat names, agents that declare
     the game, the rest hidden; a choice that no longer fits falls back to random fill; the
     seat a person takes (`mine`) shows 'you'."""
     spec = get_game(game_id)
-    n = max(spec.facts.min_players, min(int(players or spec.facts.default_players), spec.facts.max_players))
+    n = table_size(spec, players)
     # a murder script's characters (the one picked, or one of that language and count)
     names = spec.facts.seat_names(n, table_settings(spec, lang, picked))
     choices: list[Any] = [(text(lang, "play.random_fill"), RANDOM_FILL), *agent_choices(api, game_id)]
@@ -361,7 +366,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         count gives way to the default, which picks by count. The person's seat (`mine`, as
         the page sent it) stays theirs while it is still at the table."""
         spec, lang = get_game(game_id), normal(lang)
-        n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
+        n = table_size(spec, n)
         chosen = picked_choice(spec, lang, chosen)
         if chosen and spec.facts.players_by_default(table_settings(spec, lang, chosen)) != n:
             chosen = picked_choice(spec, lang, "")
@@ -420,7 +425,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         taken from a table redrawn since (a smaller one, another game's) is given up: the
         control says 'watch only' rather than seat nobody."""
         spec, lang = get_game(game_id), normal(lang)
-        n = max(spec.facts.min_players, min(int(n or spec.facts.default_players), spec.facts.max_players))
+        n = table_size(spec, n)
         names = spec.facts.seat_names(n, table_settings(spec, lang, chosen))  # as Start reads them
         seated = mine in names
         return (*seat_updates(api, game_id, n, list(current), lang, mine if seated else None, chosen),
@@ -453,7 +458,7 @@ def build_play_tab(api: ArenaAPI, seat_dropdowns: list[gr.Dropdown], words: Inte
         lang = normal(lang)
         spec = get_game(game_id)
         pictures = image_resolver(spec)  # the game's image clues as thumbnails in the transcript
-        n = max(spec.facts.min_players, min(int(n_players or spec.facts.default_players), spec.facts.max_players))
+        n = table_size(spec, n_players)
         chosen = [RANDOM_FILL if s == YOU else s for s in list(seats)[:n]]  # the person's seat is theirs below
         visitor = visitor_of(request, api.config.trusted_proxy_hops)
         req = {"game": game_id, "seats": [s or "" for s in chosen],
